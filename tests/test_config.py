@@ -1,0 +1,157 @@
+"""config/scales.yaml loading and validation (src/lsvi/config.py) and the Snakefile's use of it."""
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from lsvi.config import ConfigError, load_config, notebook_parameters, parse_config, unlisted_notebooks
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def make_notebook(path: Path, params_src: str, n_param_cells: int = 1) -> Path:
+    cells = [{"cell_type": "markdown", "metadata": {}, "source": ["# toy"]}]
+    for _ in range(n_param_cells):
+        cells.append({"cell_type": "code", "execution_count": None, "metadata": {"tags": ["parameters"]},
+                      "outputs": [], "source": params_src})
+    cells.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [], "source": "x = 1"})
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(nb))
+    return path
+
+
+STD = 'scale = "smoke"\nresults_dir = "results/smoke/10_toy"\nfigures_dir = "figures"\ndata_dir = "data/processed"\n'
+
+CONFIG = """
+scale: smoke
+scales:
+  smoke: quick
+  cpu: reduced
+  paper: exact
+notebooks:
+  10_toy:
+    figures: [fig01_toy]
+    data: [pima]
+    params:
+      smoke: {}
+      cpu: {n_rep: 5, lr: 0.5}
+      paper: {n_rep: 100, lr: 0.25, sizes: [10, 100]}
+"""
+
+
+@pytest.fixture
+def repo(tmp_path):
+    make_notebook(tmp_path / "notebooks" / "10_toy.ipynb",
+                  STD + "n_rep = 2  # repetitions\nlr: float = 1.0\nsizes = [10]\n")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "scales.yaml").write_text(CONFIG)
+    return tmp_path
+
+
+def cfg_path(repo):
+    return repo / "config" / "scales.yaml"
+
+
+def test_valid_config_gives_parameters_for_each_scale(repo):
+    expected_common = {"results_dir": None, "figures_dir": "figures", "data_dir": "data/processed"}
+    extra = {"smoke": {}, "cpu": {"n_rep": 5, "lr": 0.5}, "paper": {"n_rep": 100, "lr": 0.25, "sizes": [10, 100]}}
+    for scale in ("smoke", "cpu", "paper"):
+        cfg = load_config(cfg_path(repo), {"scale": scale})
+        assert cfg.scale == scale
+        want = {**expected_common, "scale": scale, "results_dir": f"results/{scale}/10_toy", **extra[scale]}
+        assert cfg.params("10_toy") == want
+        out = cfg.outputs("10_toy")
+        assert out["executed"] == f"results/{scale}/10_toy/executed.ipynb"
+        assert out["claims"] == f"results/{scale}/10_toy/claims.csv"
+        assert out["figures"] == [f"figures/{scale}/fig01_toy.pdf", f"figures/{scale}/fig01_toy.png"]
+        assert cfg.datasets() == ["pima"]
+    # the default scale is the file's `scale:` key
+    assert load_config(cfg_path(repo)).scale == "smoke"
+
+
+def test_unknown_scale_names_the_valid_scales(repo):
+    with pytest.raises(ConfigError, match=r"unknown scale 'bogus'.*smoke, cpu, paper"):
+        load_config(cfg_path(repo), {"scale": "bogus"})
+
+
+def test_malformed_yaml(repo):
+    cfg_path(repo).write_text("scales: {smoke: a\nnotebooks: [\n")
+    with pytest.raises(ConfigError, match="not valid YAML"):
+        load_config(cfg_path(repo))
+
+
+def test_unknown_parameter_name(repo):
+    cfg_path(repo).write_text(CONFIG.replace("n_rep: 5", "n_reps: 5"))
+    with pytest.raises(ConfigError, match=r"\['n_reps'\] are not in the parameters cell"):
+        load_config(cfg_path(repo))
+
+
+@pytest.mark.parametrize("bad, message", [
+    ("scale: smoke\nscales: {smoke: a}\nnotebooks: {10_toy: {}}\nextra: 1\n", "unknown top-level key"),
+    ("scales: {smoke: a}\nnotebooks: {10_toy: {figure: [fig01_toy]}}\n", r"unknown key\(s\) \['figure'\]"),
+    ("scales: {smoke: a}\nnotebooks: {10_toy: {params: {huge: {n_rep: 1}}}}\n", r"unknown scale\(s\) \['huge'\]"),
+    ("scales: {cpu: a}\nnotebooks: {10_toy: {}}\n", "must contain 'smoke'"),
+    ("scales: {smoke: a}\nnotebooks: {10_toy: {params: {smoke: {n_rep: 3}}}}\n", "differ from the notebook's defaults"),
+    ("scales: {smoke: a, cpu: b}\nnotebooks: {10_toy: {params: {cpu: {scale: paper}}}}\n", "set by the pipeline"),
+    ("scales: {smoke: a}\nnotebooks: {10_toy: {data: pima}}\n", "must be a list of names"),
+    ("- just\n- a list\n", "must be a mapping"),
+])
+def test_invalid_configs(repo, bad, message):
+    cfg_path(repo).write_text(bad)
+    with pytest.raises(ConfigError, match=message):
+        load_config(cfg_path(repo))
+
+
+def test_smoke_params_equal_to_defaults_are_allowed(repo):
+    cfg_path(repo).write_text("scales: {smoke: a}\nnotebooks: {10_toy: {params: {smoke: {n_rep: 2}}}}\n")
+    assert load_config(cfg_path(repo)).params("10_toy")["n_rep"] == 2
+
+
+def test_notebook_missing_on_disk_or_unlisted(repo):
+    cfg_path(repo).write_text(CONFIG + "  11_absent: {}\n")
+    with pytest.raises(ConfigError, match=r"missing on disk: notebooks/11_absent.ipynb"):
+        load_config(cfg_path(repo))
+    # a notebook on disk but not listed: the pipeline warns and skips it (the convention test fails)
+    cfg_path(repo).write_text(CONFIG)
+    make_notebook(repo / "notebooks" / "12_new.ipynb", STD)
+    cfg = load_config(cfg_path(repo))
+    assert list(cfg.notebooks) == ["10_toy"] and unlisted_notebooks(cfg) == ["12_new"]
+
+
+def test_parameters_cell_rules(tmp_path):
+    nb = make_notebook(tmp_path / "a.ipynb", STD + "n = 3\nf = some_call()\n")
+    params = notebook_parameters(nb)
+    assert params["n"] == 3 and params["scale"] == "smoke" and params["f"] is Ellipsis
+    with pytest.raises(ConfigError, match="exactly one cell tagged 'parameters' \\(found 2\\)"):
+        notebook_parameters(make_notebook(tmp_path / "b.ipynb", STD, n_param_cells=2))
+    with pytest.raises(ConfigError, match="found 0"):
+        notebook_parameters(make_notebook(tmp_path / "c.ipynb", STD, n_param_cells=0))
+    # the standard parameters must be declared (nbval runs the notebooks with their defaults)
+    make_notebook(tmp_path / "notebooks" / "10_toy.ipynb", "n_rep = 1\n")
+    with pytest.raises(ConfigError, match="standard parameters"):
+        parse_config({"scales": {"smoke": ""}, "notebooks": {"10_toy": {}}}, tmp_path)
+
+
+def test_repository_config_is_valid():
+    cfg = load_config(ROOT / "config" / "scales.yaml")
+    for scale in cfg.scales:
+        for stem in cfg.notebooks:
+            assert cfg.params(stem, scale)["results_dir"] == f"results/{scale}/{stem}"
+
+
+@pytest.mark.skipif(shutil.which("snakemake", path=str(Path(sys.executable).parent)) is None,
+                    reason="snakemake not installed next to this Python")
+def test_snakefile_rejects_unknown_scale_before_running():
+    snakemake = str(Path(sys.executable).parent / "snakemake")
+    r = subprocess.run([snakemake, "-n", "--cores", "1", "--config", "scale=bogus"], cwd=ROOT,
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0
+    assert "ConfigError" in r.stderr + r.stdout and "valid scales: smoke, cpu, paper" in r.stderr + r.stdout
+    assert "Job stats" not in r.stdout + r.stderr

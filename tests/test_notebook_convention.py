@@ -1,0 +1,60 @@
+"""Conventions every notebooks/*.ipynb follows (see README, "Adding a notebook")."""
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+
+from lsvi.config import STANDARD_PARAMS, notebook_parameters
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))
+CONFIG = yaml.safe_load((ROOT / "config" / "scales.yaml").read_text())
+FIGURE_NAME = re.compile(r"^(fig\d\d|table\d\d|thm|[a-z]+_fig\d\d|[a-z]+_table\d\d)_[a-z0-9_]+$")
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS, "notebooks/ holds no notebook"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_stored_without_outputs(path):
+    nb = json.loads(path.read_text())
+    for i, cell in enumerate(nb["cells"]):
+        if cell["cell_type"] == "code":
+            assert cell.get("outputs") == [], f"{path.name} cell {i} has stored outputs"
+            assert cell.get("execution_count") is None, f"{path.name} cell {i} has an execution count"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_parameters_cell(path):
+    tagged = [c for c in json.loads(path.read_text())["cells"]
+              if "parameters" in c.get("metadata", {}).get("tags", [])]
+    assert len(tagged) == 1, f"{path.name}: {len(tagged)} cells tagged 'parameters'"
+    params = notebook_parameters(path)
+    missing = [p for p in STANDARD_PARAMS if p not in params]
+    assert not missing, f"{path.name}: the parameters cell lacks {missing}"
+    # the defaults ARE the smoke scale, with the pipeline's paths
+    assert params["scale"] == "smoke"
+    assert params["results_dir"] == f"results/smoke/{path.stem}"
+    assert params["figures_dir"] == "figures"
+    assert params["data_dir"] == "data/processed"
+
+
+def test_notebooks_and_config_list_the_same_stems():
+    on_disk = {p.stem for p in NOTEBOOKS}
+    listed = set(CONFIG["notebooks"])
+    assert not on_disk - listed, f"not listed in config/scales.yaml: {sorted(on_disk - listed)}"
+    assert not listed - on_disk, f"listed in config/scales.yaml but no notebook: {sorted(listed - on_disk)}"
+    for stem in on_disk:
+        assert re.match(r"^\d\d_[a-z0-9_]+$", stem), f"notebook name {stem!r} is not NN_slug"
+
+
+def test_figure_names_follow_the_naming_scheme():
+    names = [f for entry in CONFIG["notebooks"].values() for f in (entry or {}).get("figures", [])]
+    bad = [f for f in names if not FIGURE_NAME.match(f)]
+    assert not bad, f"figure names not figNN_/tableNN_/thm_<slug>: {bad}"
+    assert len(names) == len(set(names)), "a figure is produced by two notebooks"
