@@ -51,7 +51,7 @@ STANDARD_PARAMS = ("scale", "results_dir", "figures_dir", "data_dir")
 
 TOP_KEYS = {"scale", "scales", "notebooks"}
 NOTEBOOK_KEYS = {"description", "figures", "tables", "data", "params"}
-_STEM = re.compile(r"^\d\d_[a-z0-9_]+$")
+_STEM = re.compile(r"^\d\d_[A-Za-z0-9_]+$")
 _NAME = re.compile(r"^[A-Za-z0-9_]+$")
 
 
@@ -220,7 +220,7 @@ def parse_config(raw: Any, root: str | os.PathLike = ".", check_notebooks: bool 
     for stem, entry in nbs.items():
         where = f"notebooks.{stem}"
         if not isinstance(stem, str) or not _STEM.match(stem):
-            raise ConfigError(f"{where}: a notebook stem is 'NN_slug' (two digits, lower-case slug), got {stem!r}")
+            raise ConfigError(f"{where}: a notebook stem is 'NN_slug' (two digits, then letters, digits or underscores), got {stem!r}")
         if entry is None:
             entry = {}
         if not isinstance(entry, dict):

@@ -78,7 +78,10 @@ def regression(d: int, log_target, num_samples: int, centre: bool = False):
         kz, kf = jax.random.split(key)
         mean, L = fullcov_precision_cholesky(eta, d)
         Z = jax.random.normal(kz, (num_samples, d), dtype=eta.dtype)
-        X = mean + solve_triangular(L, Z.T, lower=True, trans="T").T  # μ + CZ, C = L⁻ᵀ
+        # C = L⁻ᵀ formed once (O(d³)); X = μ + ZCᵀ is then a plain matmul, several times
+        # faster on CPU than N triangular solves.
+        C = solve_triangular(L, jnp.eye(d, dtype=eta.dtype), lower=True, trans="T")
+        X = mean + Z @ C.T
         y = log_target(kf, X)
         return X, y, gamma_to_eta(*estimate_gamma(Z, y, centre), mean, L)
 

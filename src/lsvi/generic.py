@@ -1,24 +1,38 @@
 """Algorithm 1: generic LSVI for any exponential family.
 
 η̂' = F̂⁻¹ ẑ = OLS of f(X_i) on s(X_i), X_1..N ~ q_η̂ (eq. 9–10). Cost O(m³ + m²N).
-The normal equations are never formed: we solve the least-squares problem by a thin QR
-of the (N, m) design, which is backward stable where F̂ = SᵀS/N would square the
-condition number.
+We solve the normal equations F̂β = ẑ of eq. (9) by a Cholesky factorisation of the
+column-equilibrated F̂ (no explicit inverse); equilibration (scaling every column of s to
+unit norm) removes the bad conditioning due to the statistics' different scales (x vs
+x²). Should the factorisation still fail (F̂ numerically singular), we fall back to a thin
+QR of the (N, m) design, backward stable but 10–20× slower on CPU in XLA.
 """
 from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
-from jax.scipy.linalg import solve_triangular
+from jax.scipy.linalg import cho_solve, solve_triangular
 
 from lsvi import base
 from lsvi.step_size_control import Schedule
 
 
-def ols(S, y):
-    """argmin_β ‖Sβ − y‖² for S (N, m) of full column rank, y (N,). O(Nm²)."""
+def ols_qr(S, y):
+    """argmin_β ‖Sβ − y‖² by thin QR, S (N, m) of full column rank, y (N,). O(Nm²)."""
     Q, R = jnp.linalg.qr(S, mode="reduced")
     return solve_triangular(R, Q.T @ y, lower=False)
+
+
+def ols(S, y):
+    """argmin_β ‖Sβ − y‖² for S (N, m) of full column rank, y (N,): equilibrated normal
+    equations solved by Cholesky, QR fallback when F̂ is numerically singular. O(Nm² + m³)."""
+    scale = jnp.sqrt(jnp.sum(S**2, axis=0))
+    scale = jnp.where(scale > 0, scale, 1.0)
+    Ss = S / scale
+    L = jnp.linalg.cholesky(Ss.T @ Ss)
+    ok = jnp.all(jnp.isfinite(L))
+    chol = lambda: cho_solve((L, True), Ss.T @ y) / scale
+    return jax.lax.cond(ok, chol, lambda: ols_qr(S, y))
 
 
 def regression(family, log_target, num_samples: int):
