@@ -50,7 +50,7 @@ def test_notebooks_and_config_list_the_same_stems():
     assert not on_disk - listed, f"not listed in config/scales.yaml: {sorted(on_disk - listed)}"
     assert not listed - on_disk, f"listed in config/scales.yaml but no notebook: {sorted(listed - on_disk)}"
     for stem in on_disk:
-        assert re.match(r"^\d\d_[a-z0-9_]+$", stem), f"notebook name {stem!r} is not NN_slug"
+        assert re.match(r"^\d\d_[A-Za-z0-9_]+$", stem), f"notebook name {stem!r} is not NN_slug"
 
 
 def test_figure_names_follow_the_naming_scheme():
