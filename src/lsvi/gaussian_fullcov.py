@@ -20,6 +20,8 @@ no inversion of the m × m Fisher matrix.
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 from jax.scipy.linalg import solve_triangular
@@ -29,7 +31,7 @@ from lsvi.families import gaussian_fullcov as _family
 from lsvi.families.gaussian import fullcov_precision_cholesky, quad_coefficients
 from lsvi.step_size_control import Schedule
 
-SQRT2 = jnp.sqrt(2.0)
+SQRT2 = math.sqrt(2.0)  # a Python float: no array created at import time
 
 
 def whitened_statistic(Z):

@@ -14,6 +14,8 @@ O(Nd) per iteration (plus the cost of f), no matrix inversion.
 """
 from __future__ import annotations
 
+import math
+
 import jax
 import jax.numpy as jnp
 
@@ -22,7 +24,7 @@ from lsvi.families import gaussian_meanfield as _family
 from lsvi.families.gaussian import meanfield_from_natural
 from lsvi.step_size_control import Schedule
 
-SQRT2 = jnp.sqrt(2.0)
+SQRT2 = math.sqrt(2.0)  # a Python float: no array created at import time
 
 
 def whitened_statistic(Z):
