@@ -67,11 +67,12 @@ def _log_post_one(post: VSPosterior, gamma):
     return -ldet - 0.5 * size * jnp.log(post.v2) - 0.5 * (post.w + post.n) * jnp.log(post.w * post.lamb + post.yty - b @ b)
 
 
-def log_posterior(post: VSPosterior, gammas, batch_size: int = 512):
-    """log π(γ | D) up to a constant for gammas (N, d) in {0,1}; evaluated in batches to bound memory."""
+def log_posterior(post: VSPosterior, gammas, batch_size: int | None = None):
+    """log π(γ | D) up to a constant for gammas (N, d) in {0,1}, one model at a time by default
+    (batched `lax.map` was seen to deadlock the XLA CPU runtime; batches are for GPUs)."""
     return jax.lax.map(lambda g: _log_post_one(post, g), gammas, batch_size=batch_size)
 
 
-def log_target(post: VSPosterior, batch_size: int = 512):
+def log_target(post: VSPosterior, batch_size: int | None = None):
     """`log_target(key, gammas (N, d)) -> (N,)` for the LSVI kernels."""
     return lambda key, gammas: log_posterior(post, gammas, batch_size)
