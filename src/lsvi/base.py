@@ -12,6 +12,7 @@ Repetitions are a ``jax.vmap`` of `run` over keys.
 """
 from __future__ import annotations
 
+import time
 from functools import partial
 from typing import Callable, NamedTuple
 
@@ -87,3 +88,36 @@ def run_repetitions(key, step, state: LSVIState, num_steps: int, num_reps: int):
     """`run` vmapped over ``num_reps`` independent keys: leaves get a leading (num_reps,) axis."""
     keys = jax.random.split(key, num_reps)
     return jax.vmap(lambda k: run(k, step, state, num_steps))(keys)
+
+
+class TimedRuns(NamedTuple):
+    """etas (R, T+1, m) traces; infos: LSVIInfo with leaves (R, T); times (R,) wall time of
+    each run (s, compilation excluded); compile_time (s)."""
+
+    etas: "np.ndarray"
+    infos: LSVIInfo
+    times: "np.ndarray"
+    compile_time: float
+
+
+def run_sequential(keys, step, state: LSVIState, num_steps: int) -> TimedRuns:
+    """`run` once per key (keys (R, 2)), one run after the other, each timed.
+
+    Compiled once ahead of time (``lower().compile()``), so the times are those of the
+    iterations alone. Sequential rather than `run_repetitions` because a vmap over R
+    repetitions holds R × N draws (and R × N × n linear predictors) in memory at once."""
+    import numpy as np
+
+    t0 = time.perf_counter()
+    compiled = run.lower(keys[0], step, state, num_steps).compile()
+    compile_time = time.perf_counter() - t0
+    etas, infos, times = [], [], []
+    for k in keys:
+        t0 = time.perf_counter()
+        final, trace, info = compiled(k, state)
+        final.eta.block_until_ready()
+        times.append(time.perf_counter() - t0)
+        etas.append(np.asarray(trace))
+        infos.append(jax.tree.map(np.asarray, info))
+    infos = jax.tree.map(lambda *x: np.stack(x), *infos)
+    return TimedRuns(np.array(etas), infos, np.array(times), compile_time)

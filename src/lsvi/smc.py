@@ -52,7 +52,6 @@ import argparse
 import contextlib
 import io
 import json
-import resource
 import sys
 import time
 from typing import NamedTuple
@@ -62,7 +61,7 @@ import jax.numpy as jnp
 import numpy as np
 
 import lsvi  # noqa: F401  (float64)
-from lsvi import base, exact, generic, step_size_control
+from lsvi import base, exact, generic, step_size_control, timing
 from lsvi.families import bernoulli
 from lsvi.families.bernoulli import bernoulli_probabilities, bernoulli_to_natural
 from lsvi.variable_selection import VSPosterior, log_posterior, vs_posterior
@@ -264,19 +263,9 @@ def run_lsvi(post: VSPosterior, num_samples: int, num_steps: int, schedule, num_
     family, step = lsvi_kernel(post, num_samples, schedule, clip)
     state = base.init(initial_eta(family.dim, p0))
     keys = jax.random.split(jax.random.PRNGKey(seed), num_reps)
-    t0 = time.perf_counter()
-    compiled = jax.jit(base.run, static_argnames=("step", "num_steps")).lower(
-        keys[0], step, state, num_steps).compile()
-    compile_time = time.perf_counter() - t0
-    probs, etas, times = [], [], []
-    for k in keys:
-        t0 = time.perf_counter()
-        final, trace, _ = compiled(k, state)
-        final.eta.block_until_ready()
-        times.append(time.perf_counter() - t0)
-        probs.append(np.asarray(bernoulli_probabilities(final.eta)))
-        etas.append(np.asarray(trace))
-    return LSVIResult(np.array(probs), np.array(etas), np.array(times), compile_time, num_samples * num_steps)
+    runs = base.run_sequential(keys, step, state, num_steps)
+    probs = np.array([np.asarray(bernoulli_probabilities(jnp.asarray(e[-1]))) for e in runs.etas])
+    return LSVIResult(probs, runs.etas, runs.times, runs.compile_time, num_samples * num_steps)
 
 
 # ----------------------------------------------------------------------------------------
@@ -374,10 +363,6 @@ def weighted_mean(x, w):
 # Command-line interface: timing and memory in a fresh process
 
 
-def _max_rss_gb() -> float:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024**2  # Linux: kilobytes
-
-
 def load_concrete(data_dir: str = "data/processed", subset: int | None = None):
     """Concrete design Z (1030, 92) (intercept last) and response y; with ``subset=k`` only
     the first k predictors and the intercept (d = k + 1)."""
@@ -431,7 +416,7 @@ def main(argv=None) -> int:
                       log_evidence=np.array([r.log_evidence for r in runs]),
                       num_evaluations=np.array([r.num_evaluations for r in runs]),
                       num_steps=np.array([r.num_steps for r in runs]))
-    out["max_rss_gb"] = _max_rss_gb()
+    out["max_rss_gb"] = timing.max_rss_gb()
     if args.out:
         np.savez_compressed(args.out, **arrays, info=json.dumps(out))
     print(json.dumps(out))
@@ -441,16 +426,7 @@ def main(argv=None) -> int:
 def run_cli(method: str, out: str, **options) -> dict:
     """Run ``python -m lsvi.smc <method> --out <out> --<option> <value> ...`` in a fresh
     process; return its JSON summary (with max_rss_gb of that process) and arrays."""
-    import subprocess
-
-    cmd = [sys.executable, "-m", "lsvi.smc", method, "--out", str(out)]
-    for k, v in options.items():
-        if v is not None:
-            cmd += [f"--{k.replace('_', '-')}", str(v)]
-    proc = subprocess.run(cmd, capture_output=True, text=True)
-    if proc.returncode != 0:
-        raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
-    info = json.loads(proc.stdout.strip().splitlines()[-1])
+    info = timing.run_module("lsvi.smc", (method,), out=out, **options)
     with np.load(out) as f:
         arrays = {k: f[k] for k in f.files if k != "info"}
     return {**info, **arrays}
