@@ -41,10 +41,16 @@ def gaussian_nodes(eta, d: int, meanfield: bool, num_nodes: int = 20):
     return mean + solve_triangular(L, Z.T, lower=True, trans="T").T, w
 
 
+def fisher(family, X, w):
+    """(F = E[ssᵀ] (m, m), S = s(X) (n, m)) under the weights w (n,) of the nodes X (n, d)."""
+    S = family.statistic(X)
+    return (S * w[:, None]).T @ S, S
+
+
 def fisher_and_z(family, f_values, X, w):
     """F = E[ssᵀ] (m, m) and z = E[fs] (m,) under the weights w of the nodes X."""
-    S = family.statistic(X)
-    return (S * w[:, None]).T @ S, S.T @ (w * f_values)
+    F, S = fisher(family, X, w)
+    return F, S.T @ (w * f_values)
 
 
 def lsvi_map(family, f_values, X, w):

@@ -302,8 +302,7 @@ def map_jacobian(family, f: Callable, eta, num_nodes: int = 40):
 
 def _hessian_at_fixed_point(family, num_nodes, eta, J):
     X, w = nodes(family, eta, num_nodes)
-    S = family.statistic(X)
-    F = (S * w[:, None]).T @ S
+    F, S = exact.fisher(family, X, w)
     return jnp.exp(log_mass(family, eta)) * F @ (jnp.eye(J.shape[0]) - J)
 
 
@@ -425,8 +424,7 @@ def well_conditioned_probability(key, family, eta, num_samples: int, num_reps: i
     """Monte Carlo estimate of P(A(ω)), A(ω) = [‖F_ω − F̂_ω‖ < ‖F_ω⁻¹‖⁻¹] (spectral norms), the event
     that Theorem 3.4 conditions on (item 1), for F̂ from ``num_samples`` draws of q_η."""
     X, w = nodes(family, eta, num_nodes)
-    S = family.statistic(X)
-    F = (S * w[:, None]).T @ S
+    F, S = exact.fisher(family, X, w)
     r = 1.0 / jnp.linalg.norm(jnp.linalg.inv(F), 2)
     batch = int(max(1, min(batch, num_reps, 2 * 10**7 // (num_samples * family.num_params))))
 
@@ -564,8 +562,7 @@ def ols_asymptotic_cov(family, f: Callable, eta, num_nodes: int = 40):
 
 def _ols_asymptotic_cov(family, f, num_nodes, eta):
     X, w = nodes(family, eta, num_nodes)
-    S = family.statistic(X)
-    F = (S * w[:, None]).T @ S
+    F, S = exact.fisher(family, X, w)
     beta = jnp.linalg.solve(F, S.T @ (w * f(X)))
     r = f(X) - S @ beta
     Finv = jnp.linalg.inv(F)
