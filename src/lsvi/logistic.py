@@ -151,22 +151,27 @@ def problem(name: str, data_dir: str = "data/processed", batch_size: Optional[in
                    batch_size)
 
 
-def kernel(prob: Problem, algorithm: str, schedule: int, num_samples: int, **ngd_options):
-    """LSVI/NGD step for ``prob`` with Table 3 schedule number ``schedule``; ``ngd_options``
-    (``fim``, ``gradient``) go to `lsvi.ngd.build_kernel` and are an error for LSVI."""
-    if ngd_options and algorithm != "ngd":
-        raise ValueError(f"options {sorted(ngd_options)} only apply to NGD, not {algorithm}")
+OPTIONS = {"alg1": (), "alg2": ("centre",), "alg3": ("centre",), "ngd": ("fim", "gradient")}
+
+
+def kernel(prob: Problem, algorithm: str, schedule: int, num_samples: int, **options):
+    """LSVI/NGD step for ``prob`` with Table 3 schedule number ``schedule``. ``options`` go to
+    the algorithm's ``build_kernel``: ``centre`` (Algorithms 2–3: the control variate of
+    `lsvi.gaussian_fullcov.estimate_gamma`, off in the paper), ``fim``/``gradient`` (NGD)."""
+    bad = sorted(set(options) - set(OPTIONS.get(algorithm, ())))
+    if algorithm in OPTIONS and bad:
+        raise ValueError(f"options {bad} do not apply to {algorithm} (it takes {OPTIONS[algorithm] or 'none'})")
     sch = step_size_control.table3(schedule)
     if algorithm == "alg1":
         return generic.build_kernel(prob.family, prob.log_target, num_samples, sch)
     if algorithm == "alg2":
         _require(prob, "gaussian_meanfield", algorithm)
-        return gaussian_meanfield.build_kernel(prob.d, prob.log_target, num_samples, sch)
+        return gaussian_meanfield.build_kernel(prob.d, prob.log_target, num_samples, sch, **options)
     if algorithm == "alg3":
         _require(prob, "gaussian_fullcov", algorithm)
-        return gaussian_fullcov.build_kernel(prob.d, prob.log_target, num_samples, sch)
+        return gaussian_fullcov.build_kernel(prob.d, prob.log_target, num_samples, sch, **options)
     if algorithm == "ngd":
-        return ngd.build_kernel(prob.family, prob.log_target, num_samples, sch, **ngd_options)
+        return ngd.build_kernel(prob.family, prob.log_target, num_samples, sch, **options)
     raise ValueError(f"unknown algorithm {algorithm!r}; expected one of {ALGORITHMS}")
 
 
@@ -176,9 +181,9 @@ def _require(prob, family_name, algorithm):
 
 
 def run_method(prob: Problem, algorithm: str, schedule: int, num_samples: int, num_steps: int, num_reps: int,
-               seed: int = 0, **ngd_options) -> base.TimedRuns:
+               seed: int = 0, **options) -> base.TimedRuns:
     """``num_reps`` independent runs (keys split from ``seed``) of T = ``num_steps`` iterations."""
-    step = kernel(prob, algorithm, schedule, num_samples, **ngd_options)
+    step = kernel(prob, algorithm, schedule, num_samples, **options)
     keys = jax.random.split(jax.random.PRNGKey(seed), num_reps)
     return base.run_sequential(keys, step, base.init(prob.eta0), num_steps)
 
@@ -249,12 +254,12 @@ def misclassification(means, X_test_flipped):
 
 
 def cost_per_iteration(prob: Problem, algorithm: str, schedule: int, sample_sizes, num_steps: int, num_reps: int,
-                       seed: int = 0, **ngd_options) -> np.ndarray:
+                       seed: int = 0, **options) -> np.ndarray:
     """Seconds per iteration (len(sample_sizes), num_reps): ``num_steps`` iterations per
     run, compilation excluded (Figures 4 and 5, left)."""
     out = []
     for N in sample_sizes:
-        runs = run_method(prob, algorithm, schedule, int(N), num_steps, num_reps, seed, **ngd_options)
+        runs = run_method(prob, algorithm, schedule, int(N), num_steps, num_reps, seed, **options)
         out.append(runs.times / num_steps)
     return np.array(out)
 
@@ -336,8 +341,9 @@ def main(argv=None) -> int:
 def table1_settings(factors: dict, num_params: dict) -> list[dict]:
     """The `TABLE1` rows with N and T scaled: ``factors[dataset] = (f_N, f_T)`` multiplies the
     paper's (N, T); N stays above 1.2 m where a regression or a Monte Carlo Fisher matrix
-    needs N > m (``num_params[dataset]`` = m); data sets absent from ``factors`` are left out. NGD on MNIST falls back to the closed-form
-    Fisher matrix when N ≤ m (the Monte Carlo one is singular)."""
+    needs N > m (``num_params[dataset]`` = m); data sets absent from ``factors`` are left out.
+    Mean-field NGD falls back to the closed-form Fisher matrix when N ≤ m (the Monte Carlo
+    one is singular), so that every method of a data set runs with the same N."""
     out = []
     for r in TABLE1:
         if r.dataset not in factors:
@@ -345,10 +351,12 @@ def table1_settings(factors: dict, num_params: dict) -> list[dict]:
         fN, fT = factors[r.dataset]
         N = None
         if r.num_samples is not None:
-            floor = int(1.2 * num_params[r.dataset]) if r.method in ("alg1", "alg3", "ngd") else 10
-            N = max(int(round(r.num_samples * fN)), floor)
+            # OLS on s(X) (Alg. 1), the whitened regression of Alg. 3 and a full-covariance Monte
+            # Carlo FIM need N > m; Alg. 2 and mean-field NGD (closed-form FIM below) do not.
+            needs_m = r.method in ("alg1", "alg3") or (r.method == "ngd" and r.dataset in FULLCOV)
+            N = max(int(round(r.num_samples * fN)), int(1.2 * num_params[r.dataset]) if needs_m else 10)
         T = max(int(round(r.num_steps * fT)), 1)
-        fim = "exact" if (r.method == "ngd" and r.dataset == "mnist" and N <= num_params["mnist"]) else None
+        fim = "exact" if (r.method == "ngd" and r.dataset not in FULLCOV and N <= num_params[r.dataset]) else None
         out.append(dict(row=r, N=N, T=T, fim=fim))
     return out
 
