@@ -1,6 +1,6 @@
 """Convergence of LSVI-FC (Algorithm 3) on Pima at the paper's N = 10^5 (Figure 1), 20 repetitions, KL at a few
 iterates with 10^4 common draws; Algorithm 1 as the reference. Run from the repository root (GPU: see
-benchmarks/alg3_pima_convergence.md)."""
+benchmarks/alg3_convergence.md)."""
 import sys, time, numpy as np
 sys.path.insert(0, "src")  # run from the repository root
 from lsvi import logistic

@@ -26,7 +26,7 @@ def table_figure(df, title: str, fontsize: int = 7, width: float = 11.0):
 
     fig, ax = plt.subplots(figsize=(width, 0.6 + 0.25 * (len(df) + 1)))
     ax.axis("off")
-    fmt = lambda v: f"{v:.3g}" if isinstance(v, (float, np.floating)) else str(v)
+    fmt = lambda v: ("" if np.isnan(v) else f"{v:.3g}") if isinstance(v, (float, np.floating)) else str(v)
     cells = [[fmt(v) for v in row] for row in df.itertuples(index=False)]
     tab = ax.table(cellText=cells, colLabels=list(df.columns), loc="center", cellLoc="center")
     tab.auto_set_font_size(False)
