@@ -18,6 +18,7 @@ from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from lsvi import step_size_control
 from lsvi.step_size_control import ControlInfo, Schedule
@@ -94,9 +95,9 @@ class TimedRuns(NamedTuple):
     """etas (R, T+1, m) traces; infos: LSVIInfo with leaves (R, T); times (R,) wall time of
     each run (s, compilation excluded); compile_time (s)."""
 
-    etas: "np.ndarray"
+    etas: np.ndarray
     infos: LSVIInfo
-    times: "np.ndarray"
+    times: np.ndarray
     compile_time: float
 
 
@@ -106,8 +107,6 @@ def run_sequential(keys, step, state: LSVIState, num_steps: int) -> TimedRuns:
     Compiled once ahead of time (``lower().compile()``), so the times are those of the
     iterations alone. Sequential rather than `run_repetitions` because a vmap over R
     repetitions holds R × N draws (and R × N × n linear predictors) in memory at once."""
-    import numpy as np
-
     t0 = time.perf_counter()
     compiled = run.lower(keys[0], step, state, num_steps).compile()
     compile_time = time.perf_counter() - t0
