@@ -11,14 +11,15 @@ CORES ?= 2
 BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(CONDA_PREFIX)/bin/,$(VENV)/bin/))
 SNAKEMAKE = $(BIN)snakemake --cores $(CORES) --rerun-incomplete --keep-going --printshellcmds
 
-.PHONY: help setup check-env check-config all smoke cpu paper data unlock test clean distclean
+.PHONY: help setup check-env check-config check-report all smoke cpu paper data unlock test clean distclean
 
 help:
 	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
 	@echo "make all [SCALE=..]   run the pipeline (SCALE = smoke | cpu | paper; default smoke)"
 	@echo "make cpu | paper      make all SCALE=cpu | SCALE=paper"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
-	@echo "make test             unit tests + notebooks (pytest, nbval-lax)"
+	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
+	@echo "make test             unit tests + notebooks (pytest, nbval-lax); outputs go to a temporary directory"
 	@echo "make clean [SCALE=..] remove results/<scale>/ and caches (keeps figures/, data and .venv)"
 	@echo "make distclean        also remove all results/, data/processed/, .snakemake/ and .venv"
 
@@ -40,6 +41,9 @@ check-config: check-env
 
 all: check-env
 	$(SNAKEMAKE) --config scale=$(SCALE)
+
+check-report: check-env
+	$(BIN)python -m lsvi.report results/$(SCALE) --check
 
 smoke:
 	$(MAKE) all SCALE=smoke

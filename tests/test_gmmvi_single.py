@@ -3,8 +3,8 @@ full-covariance component, zero-order MORE update. Small runs (TensorFlow import
 import numpy as np
 import pytest
 
-pytest.importorskip("gmmvi")
-tf = pytest.importorskip("tensorflow")
+import gmmvi  # noqa: F401  (a missing baseline library must fail, not skip)
+import tensorflow as tf
 
 from lsvi.baselines import gmmvi_single, thin, to_natural  # noqa: E402
 from lsvi.datasets import load  # noqa: E402

@@ -6,7 +6,7 @@ PyMC's default optimiser (adagrad_window, learning rate 1e-3) moves the mean by 
 import numpy as np
 import pytest
 
-pm = pytest.importorskip("pymc")
+import pymc as pm  # a missing baseline library must fail, not skip
 
 from lsvi.baselines import pymc_advi, to_natural  # noqa: E402
 from lsvi.families.gaussian import fullcov_from_natural, meanfield_from_natural  # noqa: E402

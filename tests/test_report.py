@@ -3,8 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from lsvi.claims import claim, read_claims, write_claims
-from lsvi.report import main, source_kind, write_report
+import re
+import shutil
+
+import pytest
+
+from lsvi.claims import FAIL, NOT_ASSESSABLE, PASS, claim, read_claims, write_claims
+from lsvi.config import load_config
+from lsvi.paths import repo_root
+from lsvi.report import OK, collect, main, source_kind, write_report
 
 CONFIG = """
 scale: smoke
@@ -29,6 +36,9 @@ def setup_results(tmp_path: Path) -> Path:
     write_claims(res / "11_beta" / "claims.csv", [
         claim("thm34-rate", "Thm 3.4", 0.5, 0.71, "|rate - 0.5| < 0.1", False, note="seed 0"),
         claim("sec5-speed", "Section 5", "faster", "faster", "equal", True),
+        # the same id as in 10_alpha: claims are identified by (notebook, id)
+        claim("fig1-slope", "Fig. 1", -1.0, -0.5, "|slope + 1| < 0.2 over >= 4 sizes", True,
+              assessable=False, note="two sizes only"),
     ], scale="smoke", notebook="11_beta")
     # 12_gamma never ran; 13_delta failed (the pipeline keeps failed.ipynb)
     (res / "13_delta").mkdir(parents=True)
@@ -39,28 +49,31 @@ def setup_results(tmp_path: Path) -> Path:
 def test_aggregate_counts_and_missing(tmp_path):
     res = setup_results(tmp_path)
     n = write_report(res, tmp_path / "config" / "scales.yaml", hardware=HW)
-    assert n == {"claims": 4, "pass": 3, "fail": 1, "ok": 2, "failed": 1, "missing": 1}
+    assert n == {"claims": 5, "pass": 3, "fail": 1, "not_assessable": 1, "ok": 2, "failed": 1, "missing": 1}
 
     rows = read_claims(res / "claims.csv")
-    assert [r.id for r in rows] == ["fig1-slope", "table2-pima-d", "thm34-rate", "sec5-speed",
+    assert [r.id for r in rows] == ["fig1-slope", "table2-pima-d", "thm34-rate", "sec5-speed", "fig1-slope",
                                     "12_gamma:MISSING", "13_delta:FAILED"]
-    assert [r.passed for r in rows] == [True, True, False, True, False, False]
+    assert [r.status for r in rows] == [PASS, PASS, FAIL, PASS, NOT_ASSESSABLE, FAIL, FAIL]
     assert {r.scale for r in rows} == {"smoke"}
     assert rows[2].notebook == "11_beta" and rows[2].note == "seed 0"
 
     md = (res / "REPLICATION.md").read_text()
     assert "scale `smoke`" in md and "test-cpu (2 logical cores)" in md and "cpu:cpu" in md
-    assert "**4 claims: 3 PASS, 1 FAIL.** Notebooks: 2 OK, 1 FAILED, 1 MISSING (of 4 listed)." in md
+    assert ("**5 claims: 3 PASS, 1 FAIL, 1 NOT ASSESSABLE at this scale.** "
+            "Notebooks: 2 OK, 1 FAILED, 1 MISSING (of 4 listed).") in md
     assert "`12_gamma` | **MISSING**" in md and "`13_delta` | **FAILED**" in md
-    assert "Failing claims: `thm34-rate`" in md
+    assert "Failing claims: `11_beta:thm34-rate`" in md
+    assert "Not assessable at this scale: `11_beta:fig1-slope`" in md
     # the figure of 10_alpha was never written: reported as missing
     assert "figures/smoke/fig01_alpha.pdf" in md
     # grouped by source kind, in this order, each claim once
     heads = [line for line in md.splitlines() if line.startswith("## ")]
     assert heads == ["## Summary", "## Notebooks", "## Figures", "## Tables", "## Theorems", "## Other"]
-    assert "### Thm 3.4 (0/1 pass)" in md and "### Fig. 1 (1/1 pass)" in md
-    assert md.count("`thm34-rate`") == 2  # failing list + its table row
-    assert "| `thm34-rate` | 0.5 | 0.71 | \\|rate - 0.5\\| < 0.1 | **FAIL** |" in md
+    assert "### Thm 3.4 (0/1 pass)" in md and "### Fig. 1 (1/2 pass, 1 not assessable)" in md
+    assert md.count("`thm34-rate`") == 1  # its table row (the failing list names 11_beta:thm34-rate)
+    assert "| 11_beta | `thm34-rate` | 0.5 | 0.71 | \\|rate - 0.5\\| < 0.1 | **FAIL** |" in md
+    assert "| 11_beta | `fig1-slope` | -1 | -0.5 |" in md and "_NOT ASSESSABLE_" in md
 
 
 def test_rerun_after_fixing_a_failure(tmp_path):
@@ -68,7 +81,7 @@ def test_rerun_after_fixing_a_failure(tmp_path):
     write_claims(res / "13_delta" / "claims.csv", [claim("d", "Lemma 2", 1, 1, "equal", True)])
     (res / "13_delta" / "failed.ipynb").unlink()
     n = write_report(res, tmp_path / "config" / "scales.yaml", hardware=HW)
-    assert (n["ok"], n["failed"], n["missing"], n["claims"]) == (3, 0, 1, 5)
+    assert (n["ok"], n["failed"], n["missing"], n["claims"]) == (3, 0, 1, 6)
 
 
 def test_source_kind():
@@ -81,9 +94,88 @@ def test_source_kind():
 def test_cli_takes_scale_from_directory(tmp_path, capsys):
     res = setup_results(tmp_path)
     assert main([str(res), "--config", str(tmp_path / "config" / "scales.yaml")]) == 0
-    assert "4 claims, 3 PASS, 1 FAIL" in capsys.readouterr().out
+    assert "5 claims, 3 PASS, 1 FAIL, 1 NOT ASSESSABLE" in capsys.readouterr().out
     assert (res / "REPLICATION.md").is_file()
     bogus = tmp_path / "results" / "bogus"
     bogus.mkdir()
     assert main([str(bogus), "--config", str(tmp_path / "config" / "scales.yaml")]) == 2
     assert "valid scales: smoke, cpu" in capsys.readouterr().err
+
+
+def test_a_bad_claims_file_fails_its_notebook_not_the_report(tmp_path):
+    res = setup_results(tmp_path)
+    cfg = tmp_path / "config" / "scales.yaml"
+    bad = res / "12_gamma" / "claims.csv"
+    bad.parent.mkdir(parents=True)
+    # a duplicate id within one notebook, an unknown status, rows naming another notebook
+    header = "notebook,id,source,paper,measured,criterion,status,scale,note\n"
+    for body in ("12_gamma,a,Fig. 1,1,1,eq,PASS,smoke,\n12_gamma,a,Fig. 2,1,1,eq,PASS,smoke,\n",
+                 "12_gamma,a,Fig. 1,1,1,eq,MAYBE,smoke,\n",
+                 "10_alpha,a,Fig. 1,1,1,eq,PASS,smoke,\n",
+                 "not,a,claims,file\n"):
+        bad.write_text(header + body if body.count(",") >= 8 else body)
+        n = write_report(res, cfg, hardware=HW)
+        assert n["failed"] == 2 and n["ok"] == 2
+        assert "`12_gamma` | **FAILED**" in (res / "REPLICATION.md").read_text()
+
+
+def test_claim_needs_a_boolean_outcome():
+    with pytest.raises(TypeError):
+        claim("x", "Fig. 1", 1, 1, "equal", None)
+    assert claim("x", "Fig. 1", 1, 2, "equal", False, assessable=False).status == NOT_ASSESSABLE
+    with pytest.raises(ValueError, match="duplicate"):
+        write_claims("/nonexistent/never-written.csv", [claim("x", "F", 1, 1, "eq", True)] * 2, notebook="n")
+
+
+def _results_dirs():
+    root = repo_root() / "results"
+    return sorted(p for p in root.glob("*") if p.is_dir() and any(p.glob("*/claims.csv")))
+
+
+@pytest.mark.parametrize("results_dir", _results_dirs(), ids=lambda p: p.name)
+def test_report_builds_from_every_notebooks_claims(results_dir, tmp_path):
+    """The real per-notebook claims of a pipeline run (``make all`` writes them before
+    ``make test`` in CI) aggregate without collision and every file is readable."""
+    cfg = load_config(repo_root() / "config" / "scales.yaml", {"scale": results_dir.name}, check_notebooks=False)
+    results = collect(cfg, results_dir)
+    present = [r for r in results if (results_dir / r.stem / "claims.csv").is_file()]
+    unreadable = [(r.stem, r.detail) for r in present if r.status != OK and "unreadable" in r.detail]
+    assert not unreadable, unreadable
+    keys = [c.key for r in results for c in r.claims]
+    assert len(keys) == len(set(keys))
+    # the aggregate itself is written (to a copy, the pipeline's report is left alone)
+    copy = tmp_path / results_dir.name
+    shutil.copytree(results_dir, copy, ignore=shutil.ignore_patterns("*.ipynb", "site"))
+    n = write_report(copy, cfg, hardware=HW)
+    assert n["claims"] == len(keys)
+    assert {r.key for r in read_claims(copy / "claims.csv")} >= set(keys)
+
+
+def test_committed_reports_are_consistent():
+    """Every committed report (results/<scale>/claims.csv) has unique (notebook, id) keys,
+    known statuses, and a REPLICATION.md whose summary counts equal the CSV's."""
+    for csv_path in sorted((repo_root() / "results").glob("*/claims.csv")):
+        rows = read_claims(csv_path)
+        keys = [r.key for r in rows]
+        assert len(keys) == len(set(keys)), csv_path
+        md = (csv_path.parent / "REPLICATION.md").read_text()
+        real = [r for r in rows if not r.id.endswith((":FAILED", ":MISSING"))]
+        m = re.search(r"\*\*(\d+) claims: (\d+) PASS, (\d+) FAIL, (\d+) NOT ASSESSABLE", md)
+        assert m, f"{csv_path.parent / 'REPLICATION.md'} has no summary line"
+        assert tuple(map(int, m.groups())) == (
+            len(real), sum(r.status == PASS for r in real), sum(r.status == FAIL for r in real),
+            sum(r.status == NOT_ASSESSABLE for r in real)), csv_path
+
+
+def test_check_flags_incomplete_runs(tmp_path, capsys):
+    res = setup_results(tmp_path)
+    cfg = str(tmp_path / "config" / "scales.yaml")
+    assert main([str(res), "--check"]) == 1  # nothing aggregated yet
+    main([str(res), "--config", cfg])
+    assert main([str(res), "--check"]) == 1
+    assert "notebook 13_delta: FAILED" in capsys.readouterr().err
+    write_claims(res / "12_gamma" / "claims.csv", [claim("g", "Fig. 2", 1, 1, "equal", True)])
+    write_claims(res / "13_delta" / "claims.csv", [claim("d", "Lemma 2", 1, 1, "equal", True)])
+    (res / "13_delta" / "failed.ipynb").unlink()
+    main([str(res), "--config", cfg])
+    assert main([str(res), "--check"]) == 0

@@ -2,30 +2,42 @@
 
 Every experiment / theorem notebook collects `Claim` rows and writes them with
 `write_claims`; the pipeline aggregates all files into ``results/<scale>/claims.csv``
-and ``REPLICATION.md``. A discrepancy is recorded as ``passed=False`` with the measured
-value, never tuned away.
+and ``REPLICATION.md``. A claim is identified by the pair ``(notebook, id)``: two
+notebooks may use the same short id for different statements.
+
+A claim has one of three statuses:
+
+* ``PASS`` / ``FAIL``: the criterion, fixed before the run, holds / does not hold. A
+  discrepancy is recorded as ``FAIL`` with the measured value, never tuned away, and a
+  failing claim never stops the notebook (no ``assert`` on claims).
+* ``NOT ASSESSABLE``: the run is too small for the criterion to mean anything (a log–log
+  slope from two points, a 100-step convergence claim at T = 10). It is counted apart in
+  the report and never shown as a pass; the note says why.
 """
 from __future__ import annotations
 
 import csv
 import os
+from collections import Counter
 from dataclasses import asdict, dataclass, fields
 from pathlib import Path
 
-COLUMNS = ("id", "source", "paper", "measured", "criterion", "passed", "scale", "notebook", "note")
+PASS, FAIL, NOT_ASSESSABLE = "PASS", "FAIL", "NOT ASSESSABLE"
+STATUSES = (PASS, FAIL, NOT_ASSESSABLE)
+COLUMNS = ("notebook", "id", "source", "paper", "measured", "criterion", "status", "scale", "note")
 
 
 @dataclass(frozen=True)
 class Claim:
     """One checkable statement.
 
-    id:        short unique identifier, e.g. ``"table2-pima-d"``.
+    id:        short identifier, unique within its notebook, e.g. ``"table2-pima-d"``.
     source:    where the paper states it, e.g. ``"Table 2"``, ``"Fig. 1"``, ``"Thm 3.4"``.
     paper:     what the paper states (text or number).
     measured:  what we measured (text or number).
     criterion: the pass/fail rule, e.g. ``"equal"`` or ``"|slope + 1| < 0.2"``.
-    passed:    outcome of the criterion.
-    note:      optional explanation (e.g. why a discrepancy is expected).
+    status:    ``PASS``, ``FAIL`` or ``NOT ASSESSABLE`` (see the module docstring).
+    note:      optional explanation (why a discrepancy is expected, why not assessable).
     """
 
     id: str
@@ -33,54 +45,93 @@ class Claim:
     paper: str
     measured: str
     criterion: str
-    passed: bool
+    status: str
     scale: str = ""
     notebook: str = ""
     note: str = ""
 
+    def __post_init__(self):
+        if self.status not in STATUSES:
+            raise ValueError(f"claim {self.id!r}: status must be one of {STATUSES}, got {self.status!r}")
 
-def claim(id, source, paper, measured, criterion, passed, note="", **kw) -> Claim:
-    """Build a `Claim`, converting values to strings (numbers with 4 significant digits)."""
-    fmt = lambda v: f"{v:.4g}" if isinstance(v, float) else str(v)
-    return Claim(id, source, fmt(paper), fmt(measured), criterion, bool(passed), note=note, **kw)
+    @property
+    def passed(self) -> bool:
+        return self.status == PASS
+
+    @property
+    def key(self) -> tuple[str, str]:
+        """The identity of a claim in the report: ``(notebook, id)``."""
+        return (self.notebook, self.id)
+
+
+def _fmt(v) -> str:
+    return f"{v:.4g}" if isinstance(v, float) else str(v)
+
+
+def claim(id, source, paper, measured, criterion, passed, note="", assessable=True, **kw) -> Claim:
+    """Build a `Claim`, converting values to strings (floats with 4 significant digits).
+
+    ``passed`` is the outcome of the criterion (a bool; numpy bools are accepted). With
+    ``assessable=False`` the status is ``NOT ASSESSABLE`` whatever ``passed`` says: use it
+    when the run is too small for the criterion (say why in ``note``).
+    """
+    if passed is None or not hasattr(passed, "__bool__"):
+        raise TypeError(f"claim {id!r}: passed must be a bool, got {passed!r}")
+    status = NOT_ASSESSABLE if not assessable else (PASS if bool(passed) else FAIL)
+    return Claim(id, source, _fmt(paper), _fmt(measured), criterion, status, note=note, **kw)
+
+
+def duplicate_keys(claims: list[Claim]) -> list[tuple[str, str]]:
+    """The ``(notebook, id)`` pairs that occur more than once."""
+    counts = Counter(c.key for c in claims)
+    return sorted(k for k, n in counts.items() if n > 1)
 
 
 def write_claims(path: str | os.PathLike, claims: list[Claim], scale: str = "", notebook: str = "") -> Path:
     """Write claims as CSV atomically (write to a temporary file, then rename).
 
     ``scale`` and ``notebook`` fill the corresponding columns when the rows leave them empty.
-    Duplicate ids are an error: each statement is checked once.
+    Two rows with the same ``(notebook, id)`` are an error: each statement is checked once.
     """
-    ids = [c.id for c in claims]
-    dup = {i for i in ids if ids.count(i) > 1}
+    rows = [
+        Claim(**{**asdict(c), "scale": c.scale or scale, "notebook": c.notebook or notebook}) for c in claims
+    ]
+    dup = duplicate_keys(rows)
     if dup:
-        raise ValueError(f"duplicate claim ids: {sorted(dup)}")
+        raise ValueError(f"duplicate claims (notebook, id): {dup}")
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(tmp, "w", newline="") as fh:
         w = csv.DictWriter(fh, fieldnames=COLUMNS)
         w.writeheader()
-        for c in claims:
-            row = asdict(c)
-            row["scale"] = row["scale"] or scale
-            row["notebook"] = row["notebook"] or notebook
-            w.writerow(row)
+        for c in rows:
+            w.writerow(asdict(c))
     os.replace(tmp, path)
     return path
 
 
 def read_claims(path: str | os.PathLike) -> list[Claim]:
-    """Read a claims CSV written by `write_claims`."""
+    """Read a claims CSV written by `write_claims`; raises ValueError on a malformed file."""
     names = {f.name for f in fields(Claim)}
     with open(path, newline="") as fh:
-        rows = list(csv.DictReader(fh))
-    out = []
-    for r in rows:
-        missing = names - set(r)
+        reader = csv.DictReader(fh)
+        missing = names - set(reader.fieldnames or ())
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")
+        rows = list(reader)
+    out = []
+    for i, r in enumerate(rows, start=2):
+        if None in r or any(r[k] is None for k in names):
+            raise ValueError(f"{path}, line {i}: wrong number of fields")
         r = {k: r[k] for k in names}
-        r["passed"] = r["passed"] == "True"
+        if r["status"] not in STATUSES:
+            raise ValueError(f"{path}, line {i}: unknown status {r['status']!r} (expected one of {STATUSES})")
         out.append(Claim(**r))
     return out
+
+
+def counts(claims: list[Claim]) -> dict[str, int]:
+    """``{"PASS": n, "FAIL": n, "NOT ASSESSABLE": n}``."""
+    c = Counter(x.status for x in claims)
+    return {s: c.get(s, 0) for s in STATUSES}

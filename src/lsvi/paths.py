@@ -3,11 +3,18 @@
 Notebooks run from ``notebooks/`` under nbval and from the repository root under the
 pipeline; every path a notebook receives is resolved against the repository root so both
 work without ``sys.path`` or ``chdir`` tricks.
+
+Outputs (results, figures) go through `resolve_output`: when ``$LSVI_OUTPUT_ROOT`` is set
+(the test suite sets it to a temporary directory, see ``conftest.py``), relative output
+paths are resolved against it instead, so that running the notebooks under nbval never
+touches the committed ``figures/`` or the pipeline's ``results/``.
 """
 from __future__ import annotations
 
 import os
 from pathlib import Path
+
+OUTPUT_ROOT_ENV = "LSVI_OUTPUT_ROOT"
 
 
 def repo_root() -> Path:
@@ -26,3 +33,12 @@ def resolve(path: str | os.PathLike) -> Path:
     """``path`` if absolute, else ``repo_root() / path``."""
     p = Path(path)
     return p if p.is_absolute() else repo_root() / p
+
+
+def resolve_output(path: str | os.PathLike) -> Path:
+    """Like `resolve`, but against ``$LSVI_OUTPUT_ROOT`` when that is set."""
+    p = Path(path)
+    env = os.environ.get(OUTPUT_ROOT_ENV)
+    if p.is_absolute() or not env:
+        return resolve(p)
+    return Path(env).resolve() / p

@@ -6,10 +6,14 @@ and writes
 
 * ``results/<scale>/claims.csv``: all rows, notebooks in config order; a notebook that
   failed or never ran contributes one row ``<stem>:FAILED`` / ``<stem>:MISSING`` with
-  ``passed=False``, so it cannot be silently omitted;
+  status FAIL, so it cannot be silently omitted;
 * ``results/<scale>/REPLICATION.md``: scale, date and hardware, a summary count, the
   status of every notebook, then the claims grouped by source (figures, tables,
-  theorems, other) with paper vs measured vs criterion vs PASS/FAIL.
+  theorems, other) with paper vs measured vs criterion vs PASS / FAIL / NOT ASSESSABLE.
+
+Claims are identified by ``(notebook, id)``: two notebooks may use the same id. A claims
+file that cannot be read (bad columns, unknown status, a duplicate id, rows that name
+another notebook) makes its notebook FAILED in the report; it never stops the report.
 
 A notebook's status is ``OK`` (its claims.csv exists), ``FAILED`` (the pipeline kept
 the partially executed notebook as ``failed.ipynb``) or ``MISSING`` (neither).
@@ -26,7 +30,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lsvi.claims import Claim, read_claims, write_claims
+from lsvi.claims import FAIL, NOT_ASSESSABLE, PASS, Claim, counts, duplicate_keys, read_claims, write_claims
 from lsvi.config import DEFAULT_CONFIG, Config, ConfigError, load_config
 
 OK, FAILED, MISSING = "OK", "FAILED", "MISSING"
@@ -49,12 +53,8 @@ class NotebookResult:
     detail: str = ""
 
     @property
-    def n_pass(self) -> int:
-        return sum(c.passed for c in self.claims)
-
-    @property
-    def n_fail(self) -> int:
-        return sum(not c.passed for c in self.claims)
+    def counts(self) -> dict[str, int]:
+        return counts(self.claims)
 
 
 def source_kind(source: str) -> str:
@@ -85,8 +85,8 @@ def collect(cfg: Config, results_dir: str | os.PathLike, scale: str | None = Non
                                       detail=f"failed or interrupted; partially executed: {failed_path}"))
         elif claims_path.is_file():
             try:
-                claims = read_claims(claims_path)
-            except (ValueError, KeyError, OSError) as e:
+                claims = _read_notebook_claims(claims_path, stem, scale)
+            except (ValueError, KeyError, OSError, TypeError) as e:
                 out.append(NotebookResult(stem, FAILED, missing_figures=figures, detail=f"unreadable {claims_path}: {e}"))
                 continue
             out.append(NotebookResult(stem, OK, claims, figures, str(claims_path)))
@@ -95,16 +95,29 @@ def collect(cfg: Config, results_dir: str | os.PathLike, scale: str | None = Non
     return out
 
 
+def _read_notebook_claims(path: Path, stem: str, scale: str) -> list[Claim]:
+    """The claims of notebook ``stem``, with its notebook and scale filled in; ValueError if
+    the file names another notebook or repeats an id."""
+    claims = [replace(c, notebook=c.notebook or stem, scale=c.scale or scale) for c in read_claims(path)]
+    other = sorted({c.notebook for c in claims} - {stem})
+    if other:
+        raise ValueError(f"rows name other notebook(s) {other}")
+    dup = duplicate_keys(claims)
+    if dup:
+        raise ValueError(f"duplicate claim ids {[i for _, i in dup]}")
+    return claims
+
+
 def all_rows(results: list[NotebookResult], scale: str) -> list[Claim]:
     """All claims, plus one failing row per FAILED / MISSING notebook."""
     rows: list[Claim] = []
     for r in results:
         if r.status == OK:
-            rows += [replace(c, notebook=c.notebook or r.stem, scale=c.scale or scale) for c in r.claims]
+            rows += r.claims
         else:
             rows.append(Claim(
                 id=f"{r.stem}:{r.status}", source=f"notebook {r.stem}", paper="notebook runs",
-                measured=r.status, criterion="notebook executes and writes claims.csv", passed=False,
+                measured=r.status, criterion="notebook executes and writes claims.csv", status=FAIL,
                 scale=scale, notebook=r.stem, note=r.detail,
             ))
     return rows
@@ -148,8 +161,7 @@ def render_markdown(
 ) -> str:
     """The text of REPLICATION.md."""
     rows = [c for r in results if r.status == OK for c in r.claims]
-    n_pass = sum(c.passed for c in rows)
-    n_fail = len(rows) - n_pass
+    n = counts(rows)
     n_status = {s: sum(r.status == s for r in results) for s in (OK, FAILED, MISSING)}
     date = date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     hardware = hardware if hardware is not None else hardware_info()
@@ -160,22 +172,25 @@ def render_markdown(
     for k, v in hardware.items():
         L.append(f"- **{k}**: {v}")
     L += ["", "## Summary", ""]
-    L.append(f"**{len(rows)} claims: {n_pass} PASS, {n_fail} FAIL.** "
+    L.append(f"**{len(rows)} claims: {n[PASS]} PASS, {n[FAIL]} FAIL, {n[NOT_ASSESSABLE]} NOT ASSESSABLE at this scale.** "
              f"Notebooks: {n_status[OK]} OK, {n_status[FAILED]} FAILED, {n_status[MISSING]} MISSING "
              f"(of {len(results)} listed).")
     bad = [r for r in results if r.status != OK]
     if bad:
         L += ["", "**Incomplete run** — notebooks without results: "
               + ", ".join(f"`{r.stem}` ({r.status})" for r in bad) + "."]
-    failing = [c for c in rows if not c.passed]
-    if failing:
-        L += ["", "Failing claims: " + ", ".join(f"`{c.id}`" for c in failing) + "."]
+    for status, label in ((FAIL, "Failing claims"), (NOT_ASSESSABLE, "Not assessable at this scale")):
+        sel = [c for c in rows if c.status == status]
+        if sel:
+            L += ["", f"{label}: " + ", ".join(f"`{c.notebook}:{c.id}`" for c in sel) + "."]
 
-    L += ["", "## Notebooks", "", "| notebook | status | claims | pass | fail | missing figures | detail |",
-          "|---|---|---:|---:|---:|---|---|"]
+    L += ["", "## Notebooks", "",
+          "| notebook | status | claims | pass | fail | not assessable | missing figures | detail |",
+          "|---|---|---:|---:|---:|---:|---|---|"]
     for r in results:
         status = r.status if r.status == OK else f"**{r.status}**"
-        L.append(f"| `{r.stem}` | {status} | {len(r.claims)} | {r.n_pass} | {r.n_fail} | "
+        k = r.counts
+        L.append(f"| `{r.stem}` | {status} | {len(r.claims)} | {k[PASS]} | {k[FAIL]} | {k[NOT_ASSESSABLE]} | "
                  f"{_cell(', '.join(r.missing_figures)) or '-'} | {_cell(r.detail)} |")
 
     by_kind: dict[str, OrderedDict[str, list[Claim]]] = {k: OrderedDict() for k in KINDS}
@@ -188,13 +203,15 @@ def render_markdown(
         L += ["", f"## {kind}"]
         for source in sorted(groups, key=_natural_key):
             cs = groups[source]
-            L += ["", f"### {source} ({sum(c.passed for c in cs)}/{len(cs)} pass)", "",
-                  "| id | paper | measured | criterion | result | notebook | note |",
+            k = counts(cs)
+            extra = f", {k[NOT_ASSESSABLE]} not assessable" if k[NOT_ASSESSABLE] else ""
+            L += ["", f"### {source} ({k[PASS]}/{len(cs)} pass{extra})", "",
+                  "| notebook | id | paper | measured | criterion | result | note |",
                   "|---|---|---|---|---|---|---|"]
             for c in cs:
-                res = "PASS" if c.passed else "**FAIL**"
-                L.append(f"| `{_cell(c.id)}` | {_cell(c.paper)} | {_cell(c.measured)} | {_cell(c.criterion)} | "
-                         f"{res} | {_cell(c.notebook)} | {_cell(c.note)} |")
+                res = {PASS: "PASS", FAIL: "**FAIL**", NOT_ASSESSABLE: "_NOT ASSESSABLE_"}[c.status]
+                L.append(f"| {_cell(c.notebook)} | `{_cell(c.id)}` | {_cell(c.paper)} | {_cell(c.measured)} | "
+                         f"{_cell(c.criterion)} | {res} | {_cell(c.note)} |")
     if not rows:
         L += ["", "_No claims were produced._"]
     return "\n".join(L) + "\n"
@@ -222,12 +239,27 @@ def write_report(
     tmp = md.with_name(".REPLICATION.md.tmp")
     tmp.write_text(text)
     os.replace(tmp, md)
+    k = counts([c for r in results for c in r.claims])
     return {
         "claims": sum(len(r.claims) for r in results),
-        "pass": sum(r.n_pass for r in results),
-        "fail": sum(r.n_fail for r in results),
+        "pass": k[PASS],
+        "fail": k[FAIL],
+        "not_assessable": k[NOT_ASSESSABLE],
         **{s.lower(): sum(r.status == s for r in results) for s in (OK, FAILED, MISSING)},
     }
+
+
+def check_report(results_dir: str | os.PathLike) -> list[str]:
+    """Problems of a written report: a missing REPLICATION.md / claims.csv, or any FAILED or
+    MISSING notebook in it. An empty list means the run is complete."""
+    results_dir = Path(results_dir)
+    md, csv_path = results_dir / "REPLICATION.md", results_dir / "claims.csv"
+    missing = [str(p) for p in (md, csv_path) if not p.is_file()]
+    if missing:
+        return [f"{p} does not exist (run the pipeline first)" for p in missing]
+    incomplete = [c.notebook + ": " + c.measured for c in read_claims(csv_path)
+                  if c.id.endswith((f":{FAILED}", f":{MISSING}"))]
+    return [f"notebook {x}" for x in incomplete]
 
 
 def main(argv=None) -> int:
@@ -235,13 +267,23 @@ def main(argv=None) -> int:
     ap.add_argument("results_dir", help="results/<scale>")
     ap.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     ap.add_argument("--scale", default=None, help="scale (default: the name of results_dir)")
+    ap.add_argument("--check", action="store_true",
+                    help="do not write: exit 1 unless the report exists and lists no FAILED / MISSING notebook")
     args = ap.parse_args(argv)
+    if args.check:
+        problems = check_report(args.results_dir)
+        for p in problems:
+            print(f"report check: {p}", file=sys.stderr)
+        if not problems:
+            print(f"report check: {Path(args.results_dir) / 'REPLICATION.md'} is complete (no FAILED or MISSING notebook)")
+        return 1 if problems else 0
     try:
         n = write_report(args.results_dir, args.config, args.scale)
     except ConfigError as e:
         print(f"ConfigError: {e}", file=sys.stderr)
         return 2
-    print(f"{args.results_dir}: {n['claims']} claims, {n['pass']} PASS, {n['fail']} FAIL; "
+    print(f"{args.results_dir}: {n['claims']} claims, {n['pass']} PASS, {n['fail']} FAIL, "
+          f"{n['not_assessable']} NOT ASSESSABLE; "
           f"notebooks {n['ok']} OK, {n['failed']} FAILED, {n['missing']} MISSING "
           f"-> {Path(args.results_dir) / 'REPLICATION.md'}")
     return 0
