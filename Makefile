@@ -20,7 +20,7 @@ help:
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make test             unit tests + notebooks (pytest, nbval-lax); outputs go to a temporary directory"
-	@echo "make clean [SCALE=..] remove results/<scale>/ and caches (keeps figures/, data and .venv)"
+	@echo "make clean [SCALE=..] remove results/<scale>/*/ and caches (keeps the committed report, figures/, data, .venv)"
 	@echo "make distclean        also remove all results/, data/processed/, .snakemake/ and .venv"
 
 setup:
@@ -62,8 +62,10 @@ unlock: check-env
 test: check-env
 	MPLBACKEND=Agg $(BIN)pytest --nbval-lax --nbval-current-env tests notebooks
 
+# keeps the committed report (results/<scale>/REPLICATION.md, claims.csv); `make all` rewrites it
 clean:
-	rm -rf results/$(SCALE)/ .pytest_cache/
+	find results/$(SCALE) -mindepth 1 -maxdepth 1 -type d -exec rm -rf {} + 2>/dev/null || true
+	rm -rf .pytest_cache/
 	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
 
 distclean: clean
