@@ -243,11 +243,20 @@ def test_algorithm4_backtracks_into_V_and_caps_the_residual():
     eps, info = step_size_control.control(1.0, jnp.inf, fam, eta, bad, X, y)
     assert info.accepted and int(info.num_halvings) >= 1
     assert fam.is_valid(eps * bad + (1 - eps) * eta)
-    # the cap: ε ≤ u / v̂ where v̂² is the residual variance at the backtracked step
-    u2 = 0.5
-    eps_c, info_c = step_size_control.control(1.0, u2, fam, eta, bad, X, y)
-    assert float(eps_c) <= np.sqrt(u2 / float(info_c.residual_var)) + 1e-12
-    assert float(eps_c) < float(eps)
+    # the cap, against Algorithm 4 recomputed independently with numpy: backtracking from the
+    # d = 1 validity condition (quadratic coefficient < 0), v̂² the variance of the residuals
+    # against the backtracked iterate, then ε = min(ε_bt, u / v̂) when v̂ ≥ u
+    e, b, x, yy = np.asarray(eta), np.asarray(bad), np.asarray(X[:, 0]), np.asarray(y)
+    eps_bt = 1.0
+    while not eps_bt * b[2] + (1 - eps_bt) * e[2] < 0:
+        eps_bt /= 2
+    assert float(eps) == eps_bt
+    v_hat2 = np.var(yy - np.column_stack([np.ones_like(x), x, x**2]) @ (eps_bt * b + (1 - eps_bt) * e))
+    for u2 in (0.5, 2.0 * v_hat2):  # capped, not capped
+        eps_c, _ = step_size_control.control(1.0, u2, fam, eta, bad, X, y)
+        expected = min(eps_bt, np.sqrt(u2 / v_hat2)) if v_hat2 >= u2 else eps_bt
+        assert float(eps_c) == pytest.approx(expected, rel=1e-12)
+    assert np.sqrt(0.5 / v_hat2) < eps_bt  # the first u² does cap the step
 
 
 def test_algorithm4_full_step_residual_bound():

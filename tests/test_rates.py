@@ -184,7 +184,93 @@ def test_stein_forms_exact_for_polynomial_target():
     assert max(errs.values()) < 1e-10
 
 
-def test_timers():
-    assert rates.median_time(lambda x: x + 1, jnp.ones(3), repeats=3) >= 0
+def test_wall_time_calls_warmup_plus_repeats():
+    calls = []
+
+    def fn(x):
+        calls.append(1)
+        return x + 1
+
+    t = rates.median_time(fn, jnp.ones(3), repeats=4, warmup=2)
+    assert len(calls) == 6 and isinstance(t, float) and np.isfinite(t)
+    calls.clear()
+    t_min = rates.wall_time(fn, jnp.ones(3), repeats=3, warmup=1)
+    assert len(calls) == 4 and np.isfinite(t_min)
+    with pytest.raises(ValueError):
+        rates.wall_time(fn, jnp.ones(3), statistic="mean")
+    calls.clear()
+    other = []
+    t = rates.interleaved_times([(fn, (jnp.ones(2),)), (lambda x: other.append(1) or x, (jnp.ones(2),))], repeats=3, warmup=2)
+    assert t.shape == (2,) and np.all(np.isfinite(t)) and len(calls) == len(other) == 5
     with pytest.raises(ValueError):
         rates.step_time("alg1", 4, 10)  # Algorithm 1 needs N > m
+
+
+def test_regime_fit_excludes_fixed_cost_and_needs_four_sizes():
+    n = 2.0 ** np.arange(1, 10)  # 2 … 512
+    t0 = 1e-3
+    times = t0 + 1e-6 * n**3  # fixed cost + cubic work
+    r = rates.regime_fit(n, times, reference_time=t0, factor=100.0)
+    np.testing.assert_array_equal(r.in_regime, n >= 64)  # time ≥ 100 t0
+    assert r.assessable and abs(r.fit.slope - 3.0) < 0.02  # fixed cost ≤ 1 % in the regime: the order shows
+    assert rates.loglog_fit(n, times).slope < 2.5  # fitted over every size, the fixed cost flattens the slope
+    few = rates.regime_fit(n[:7], times[:7], reference_time=t0, factor=100.0)  # only n = 64, 128 in the regime
+    assert not few.assessable and few.fit is None and few.in_regime.sum() == 2
+
+
+def test_three_estimates_in_family_and_exact_fim_is_algorithm3():
+    fam = gaussian_fullcov(2)
+    eta = fullcov_to_natural(jnp.array([0.3, -0.5]), jnp.array([[1.0, 0.3], [0.3, 0.6]]))
+    eta_pi = fullcov_to_natural(jnp.array([1.0, 0.0]), jnp.array([[0.5, -0.1], [-0.1, 0.8]])).at[0].add(0.4)
+    f_in = lambda X: fam.dot(eta_pi, X)
+    Xq, wq = rates.nodes(fam, eta, 6)
+    F, _ = exact.fisher(fam, Xq, wq)
+    k1, k2 = jax.random.split(jax.random.PRNGKey(0))
+    X, X2 = fam.sample(k1, eta, 200), fam.sample(k2, eta, 200)
+    ols, two, exf = rates.three_estimates(fam, f_in, X, X2, F)
+    # π in the family: the OLS interpolates (Section 2.1); the other two do not
+    assert float(jnp.max(jnp.abs(ols - eta_pi))) < 1e-9
+    assert float(jnp.max(jnp.abs(two - eta_pi))) > 1e-3 and float(jnp.max(jnp.abs(exf - eta_pi))) > 1e-3
+    # F⁻¹ẑ with the exact F is Algorithm 3's whitened estimate (eq. 20 + eq. 18) on the same draws
+    f = rates.as_f(rates.quadratic_sin_target(jnp.eye(2), jnp.array([0.7, -0.4]), 0.2)[1])
+    Z = jax.random.normal(k1, (200, 2))
+    X = fam.sample(k1, eta, 200)  # the same Z: family.sample draws normal(k1, (N, d)) and maps it like paired_estimates
+    _, whitened = rates.paired_estimates(fam, f, eta, Z)
+    np.testing.assert_allclose(rates.three_estimates(fam, f, X, X, F)[2], whitened, rtol=1e-9, atol=1e-9)
+
+
+def test_estimator_errors_and_ratio_of_means():
+    f = rates.as_f(rates.sin_target())
+    eta = fullcov_to_natural(jnp.array([0.4]), jnp.array([[0.5]]))
+    phi = rates.exact_map(FAM1, f, eta)
+    e = rates.estimator_errors(jax.random.PRNGKey(2), FAM1, f, eta, phi, 50, 300)
+    assert e.ols.shape == e.two_sample.shape == e.exact_fim.shape == (300,)
+    assert np.all(e.ols >= 0) and np.all(np.isfinite(e.two_sample))
+    den = np.random.default_rng(0).exponential(size=500)
+    r, lo, hi = rates.ratio_of_means(2.0 * den, den, num_boot=200)
+    assert r == pytest.approx(2.0) and lo == pytest.approx(2.0) and hi == pytest.approx(2.0)  # paired resampling
+    r, lo, hi = rates.ratio_of_means(den[::-1].copy(), den, num_boot=500)
+    assert lo < 1.0 < hi  # same distribution, unpaired values: the interval covers 1
+    with pytest.raises(ValueError):
+        rates.ratio_of_means(den, den[:10])
+
+
+def test_last_decade_slope():
+    k = np.arange(1, 10001)
+    assert rates.last_decade_slope(k, 3.0 * k**-2.0) == pytest.approx(-2.0)
+    y = np.where(k < 50, k**-1.0, 0.0)  # at the floor after k = 50: the last decade above it is k ∈ [5, 49]
+    assert rates.last_decade_slope(k, y, floor=1e-12) == pytest.approx(-1.0)
+    assert np.isnan(rates.last_decade_slope(k, np.where(k < 5, 1.0 / k, 0.0), floor=1e-12))
+
+
+def test_cost_call_kinds():
+    for kind in ("alg1", "alg2", "alg3", "map alg1", "map alg3", "normals"):
+        fn, args = rates.cost_call(kind, 2, 200)
+        out = jax.block_until_ready(fn(*args))
+        assert out is not None
+    fn, args = rates.cost_call("map alg1", 3, 0)
+    assert args[0].shape == (10, 10)  # m = 1 + 3 + 6: the m × m solve
+    fn, args = rates.cost_call("normals", 5, 7)
+    assert fn(*args).shape == (7, 5)
+    with pytest.raises(ValueError):
+        rates.cost_call("alg4", 2, 200)

@@ -137,3 +137,28 @@ def test_whitened_map_quadrature_is_exact_for_a_gaussian_target(meanfield):
     Z = jax.random.normal(jax.random.key(0), (4000, d))
     err = np.abs(th.whitened_map(fam, eta, target, Z, jnp.full(4000, 1 / 4000)) - eta_star).max()
     assert 1e-6 < err < 1.0
+
+
+def test_autodiff_gradients_and_finite_difference_reference():
+    """`ukl_autodiff_gradient` = eq. (33) away from the optimum; `kl_autodiff_gradient` = the
+    Gauss–Legendre finite differences of `kl_grid_fd_gradient`; both vanish at the fixed point."""
+    eta = eta_fc([-1.0], [[2.0]], 0.3)
+    g = th.ukl_autodiff_gradient(FC1, eta, QUARTIC, 10)
+    np.testing.assert_allclose(g, th.ukl_gradient(FC1, eta, QUARTIC, 10), rtol=1e-10, atol=1e-10)
+    assert np.abs(g).max() > 0.1
+    lz = th.log_normaliser_grid(QUARTIC, -12.0, 14.0, 400)
+    g_kl = th.kl_autodiff_gradient(FC1, eta, QUARTIC, 10)
+    g_fd = th.kl_grid_fd_gradient(FC1, eta, QUARTIC, -12.0, 14.0, 400, 1e-5, log_z_target=lz)
+    assert g_kl.shape == g_fd.shape == (2,) and np.abs(g_kl).max() > 0.1
+    np.testing.assert_allclose(g_fd, g_kl, rtol=1e-6, atol=1e-8)
+    fp = th.fixed_point(FC1, eta, QUARTIC, num_nodes=10)
+    assert np.abs(th.ukl_autodiff_gradient(FC1, fp.eta, QUARTIC, 10)).max() < 1e-10
+    assert np.abs(th.kl_autodiff_gradient(FC1, fp.eta, QUARTIC, 10)).max() < 1e-10
+
+
+def test_random_fullcov_natural_is_valid_and_reproducible():
+    etas = [th.random_fullcov_natural(jax.random.key(i), 3) for i in range(5)]
+    assert all(bool(th.is_valid(gaussian_fullcov(3), e)) for e in etas)
+    np.testing.assert_array_equal(th.random_fullcov_natural(jax.random.key(0), 3), etas[0])
+    assert np.abs(etas[0] - etas[1]).max() > 0.1
+    np.testing.assert_allclose(th.log_Z(gaussian_fullcov(3), etas[0]), 0.0, atol=1e-12)  # normalised

@@ -1,4 +1,5 @@
-"""Helpers for the theory checks: Theorem 3.4 (notebook 12) and Theorems 4.1 / D.2 (notebook 13).
+"""Helpers for the theory checks: Theorem 3.4 and Remark 3.7 (notebook 12), Theorems 4.1 / D.2 and the
+cost statements of Section 4 (notebook 13).
 
 Everything is exact (tensor Gauss–Hermite quadrature, `lsvi.exact`) or a small statistic;
 the notebooks only orchestrate. Gaussian families only (full covariance with the minimal
@@ -439,6 +440,78 @@ def well_conditioned_probability(key, family, eta, num_samples: int, num_reps: i
     return float(ok.mean())
 
 
+# ------------------------------------------------------------------ Remark 3.7: three estimators of φ(η)
+def three_estimates(family, f: Callable, X, X2, F):
+    """Three Monte Carlo estimates of φ(η) = F_η⁻¹z_η (eq. 3) from draws X, X2 (N, d) of q_η.
+
+    * ``ols``: F̂(X)⁻¹ẑ(X), the OLS of Algorithm 1 (one sample for F̂ and ẑ, eq. 9);
+    * ``two_sample``: F̂(X)⁻¹ẑ(X2), F̂ and ẑ from two independent samples, the estimator
+      Theorem 3.4 assumes;
+    * ``exact_fim``: F⁻¹ẑ(X) with the exact F = F_η (m, m). For the Gaussian families this is
+      also Algorithms 2–3's estimator: t(Z) = A s(X) with A F Aᵀ = E[ttᵀ] = I, so eq. (18) applied
+      to γ̂ = Aẑ returns Aᵀγ̂ = F⁻¹ẑ.
+
+    Remark 3.7: the OLS has the lowest variance of the three. Returns (ols, two_sample,
+    exact_fim), each (m,). f: X (N, d) -> (N,).
+    """
+    S, S2 = family.statistic(X), family.statistic(X2)
+    n = X.shape[0]
+    y, y2 = f(X), f(X2)
+    z = S.T @ y / n
+    return generic.ols(S, y), jnp.linalg.solve(S.T @ S / n, S2.T @ y2 / n), jnp.linalg.solve(F, z)
+
+
+class EstimatorErrors(NamedTuple):
+    """Squared errors ‖η̂ − φ(η)‖² (R,) of the three estimators of `three_estimates` over R
+    independent repetitions (Remark 3.7)."""
+
+    ols: np.ndarray
+    two_sample: np.ndarray
+    exact_fim: np.ndarray
+
+
+def estimator_errors(key, family, f: Callable, eta, phi, num_samples: int, num_reps: int, num_nodes: int = 40,
+                     batch: int = 1000) -> EstimatorErrors:
+    """`EstimatorErrors` at η (φ = φ(η) exact, (m,)) for N = ``num_samples`` draws per estimate.
+
+    Each repetition draws X and an independent X2 (N, d) from q_η; the exact F_η is computed by
+    Gauss–Hermite quadrature (``num_nodes`` per axis). Repetitions run in batches of ``batch``.
+    """
+    Xq, wq = nodes(family, eta, num_nodes)
+    F, _ = exact.fisher(family, Xq, wq)
+    eta, phi = jnp.asarray(eta), jnp.asarray(phi)
+    batch = int(max(1, min(batch, num_reps, 10**7 // (num_samples * family.num_params))))
+    one_batch = _estimator_errors_batch(family, f, num_samples, batch)
+    nb = -(-num_reps // batch)
+    sq = np.concatenate([np.asarray(one_batch(k, eta, phi, F)) for k in jax.random.split(key, nb)])[:num_reps]
+    return EstimatorErrors(sq[:, 0], sq[:, 1], sq[:, 2])
+
+
+@functools.lru_cache(maxsize=None)
+def _estimator_errors_batch(family, f, num_samples, batch):
+    def one(kk, eta, phi, F):
+        k1, k2 = jax.random.split(kk)
+        est = three_estimates(family, f, family.sample(k1, eta, num_samples), family.sample(k2, eta, num_samples), F)
+        return jnp.stack([jnp.sum((e - phi) ** 2) for e in est])
+
+    return jax.jit(lambda k, eta, phi, F: jax.vmap(lambda kk: one(kk, eta, phi, F))(jax.random.split(k, batch)))
+
+
+def ratio_of_means(num, den, num_boot: int = 2000, seed: int = 0, level: float = 0.95):
+    """mean(num) / mean(den) with a paired percentile-bootstrap interval.
+
+    num, den (R,): paired per-repetition values (e.g. squared errors of two estimators computed
+    from the same repetitions); repetitions are resampled jointly. Returns (ratio, lo, hi).
+    """
+    num, den = np.asarray(num, float), np.asarray(den, float)
+    if num.shape != den.shape or num.ndim != 1:
+        raise ValueError("num and den must be paired 1-D arrays of the same length")
+    idx = np.random.default_rng(seed).integers(0, num.size, size=(num_boot, num.size))
+    boot = num[idx].mean(axis=1) / den[idx].mean(axis=1)
+    lo, hi = np.quantile(boot, [0.5 - level / 2, 0.5 + level / 2])
+    return float(num.mean() / den.mean()), float(lo), float(hi)
+
+
 # ------------------------------------------------------------------ moment parameters (full covariance)
 def natural_to_moments(family, eta):
     """ω = ∇Z(η) = Z_η E_η[s(X)] for the full-covariance family (minimal statistic)."""
@@ -541,6 +614,19 @@ def monotonicity(c, rtol: float = 1e-12) -> str:
     if np.all(dc > rtol):
         return "increasing"
     return "mixed"
+
+
+def last_decade_slope(k, y, floor: float = 0.0, min_points: int = 10) -> float:
+    """Log–log slope of y (K,) against k (K,) over the last decade of k in which y is finite and
+    above ``floor`` (the tail, where an asymptotic rate k^{−p} shows; values at or below the
+    rounding floor are excluded). NaN when that decade holds ``min_points`` points or fewer.
+    """
+    k, y = np.asarray(k, float), np.asarray(y, float)
+    ok = np.isfinite(y) & (y > floor)
+    if ok.sum() < min_points:
+        return float("nan")
+    sel = ok & (k >= k[ok].max() / 10.0)
+    return loglog_fit(k[sel], y[sel]).slope if sel.sum() > min_points else float("nan")
 
 
 def rate_exponents(alpha: float, mu: float):
@@ -669,6 +755,36 @@ def bootstrap_loglog_slope(x, Y, num_boot: int = 2000, seed: int = 0, level: flo
     return SlopeFit(fit.slope, fit.intercept, float(np.std(slopes)), float(lo), float(hi))
 
 
+class RegimeFit(NamedTuple):
+    """A log–log slope restricted to the asymptotic regime (`regime_fit`).
+
+    fit: `SlopeFit` on the sizes in the regime, or None when fewer than ``min_points`` are;
+    in_regime: bool per size; assessable: whether a slope claim can be judged from this fit.
+    """
+
+    fit: SlopeFit | None
+    in_regime: np.ndarray
+    assessable: bool
+
+
+def regime_fit(sizes, times, reference_time: float, factor: float = 10.0, min_points: int = 4) -> RegimeFit:
+    """Log–log slope of ``times`` against ``sizes`` over the sizes in the asymptotic regime.
+
+    A cost statement O(n^k) is about large n; a timing that is mostly fixed cost (dispatch,
+    random-number set-up, control flow, everything that does not grow with n) has slope near 0
+    whatever k is. ``reference_time`` is the time of the same call at the smallest problem
+    (d = 1), an upper bound on that fixed cost. A size is *in the regime* when its time is at least
+    ``factor`` × ``reference_time``: the fixed cost is then at most 1/``factor`` of it. The slope is
+    fitted on those sizes only and is assessable only if there are at least ``min_points`` of
+    them (a slope from two or three points is not a rate). sizes, times (n,).
+    """
+    sizes, times = np.asarray(sizes, float), np.asarray(times, float)
+    mask = np.isfinite(times) & (times >= factor * float(reference_time))
+    if mask.sum() < max(2, min_points):
+        return RegimeFit(None, mask, False)
+    return RegimeFit(loglog_fit(sizes[mask], times[mask]), mask, True)
+
+
 # ------------------------------------------------------------------ notebook 13: Gaussian maps
 def stein_fullcov(f_single: Callable, mean, cov, num_nodes: int = 20):
     """Eq. (19): (μ', Σ') = (μ − E[∇²f]⁻¹E[∇f], −E[∇²f]⁻¹), X ~ N(μ, Σ), by quadrature.
@@ -751,9 +867,16 @@ def fullcov_map_variants(Z, w, y, mean, cov):
     return out
 
 
-def median_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1) -> float:
-    """Median wall time (s) of ``fn(*args)`` after ``warmup`` calls (jit compilation), each
-    call synchronised with ``jax.block_until_ready``."""
+def wall_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1, statistic: str = "min") -> float:
+    """Wall time (s) of ``fn(*args)`` over ``repeats`` calls after ``warmup`` calls (jit
+    compilation), each call synchronised with ``jax.block_until_ready``.
+
+    ``statistic="min"`` (default) returns the fastest call: other processes on a shared
+    machine can only add time, so the minimum is the least biased estimate of the call's own
+    cost (the advice of Python's ``timeit``); ``"median"`` returns the median.
+    """
+    if statistic not in ("min", "median"):
+        raise ValueError(f"statistic must be 'min' or 'median', not {statistic!r}")
     for _ in range(warmup):
         jax.block_until_ready(fn(*args))
     times = []
@@ -761,7 +884,12 @@ def median_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1) -> float
         t0 = time.perf_counter()
         jax.block_until_ready(fn(*args))
         times.append(time.perf_counter() - t0)
-    return float(np.median(times))
+    return float(np.min(times) if statistic == "min" else np.median(times))
+
+
+def median_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1) -> float:
+    """Median wall time (s) of ``fn(*args)`` (`wall_time` with ``statistic="median"``)."""
+    return wall_time(fn, *args, repeats=repeats, warmup=warmup, statistic="median")
 
 
 
@@ -795,8 +923,8 @@ def quadrature_map_pair(family, f: Callable, eta, num_nodes: int = 20):
     return pair(jnp.asarray(eta))
 
 
-def step_time(algorithm: str, d: int, num_samples: int, repeats: int = 5, seed: int = 0) -> float:
-    """Median wall time (s) of one warm, jit-compiled LSVI iteration at dimension d.
+def step_call(algorithm: str, d: int, num_samples: int, seed: int = 0):
+    """(fn, args): one jit-compiled LSVI iteration at dimension d, ready to be timed as ``fn(*args)``.
 
     algorithm: "alg1" (Algorithm 1 with the full-covariance statistic, m = 1 + d + d(d+1)/2,
     `lsvi.generic`), "alg2" (`lsvi.gaussian_meanfield`) or "alg3" (`lsvi.gaussian_fullcov`).
@@ -821,12 +949,11 @@ def step_time(algorithm: str, d: int, num_samples: int, repeats: int = 5, seed: 
         eta = meanfield_to_natural(zeros, 2.0 * jnp.ones(d))
     else:
         raise ValueError(algorithm)
-    fn = jax.jit(step)
-    return median_time(fn, jax.random.PRNGKey(seed), base.init(eta), repeats=repeats)
+    return jax.jit(step), (jax.random.PRNGKey(seed), base.init(eta))
 
 
-def map_time(algorithm: str, d: int, repeats: int = 5, seed: int = 0) -> float:
-    """Median wall time (s) of the regression-to-η step alone, given the sufficient averages.
+def map_call(algorithm: str, d: int, seed: int = 0):
+    """(fn, args): the regression-to-η step alone, given the sufficient averages, jit-compiled.
 
     "alg1": η' = F̂⁻¹ẑ with F̂ (m, m) symmetric positive definite, m = 1 + d + d(d+1)/2:
     O(m³) = O(d⁶). "alg3": the γ → η map of eq. (18) (`lsvi.gaussian_fullcov.gamma_to_eta`),
@@ -837,14 +964,56 @@ def map_time(algorithm: str, d: int, repeats: int = 5, seed: int = 0) -> float:
     if algorithm == "alg1":
         m = num_params_fullcov(d)
         A = jax.random.normal(k1, (m, m))
-        args = (A @ A.T / m + jnp.eye(m), jax.random.normal(k2, (m,)))
-        fn = jax.jit(jnp.linalg.solve)
-    elif algorithm == "alg3":
+        return jax.jit(jnp.linalg.solve), (A @ A.T / m + jnp.eye(m), jax.random.normal(k2, (m,)))
+    if algorithm == "alg3":
         A = jax.random.normal(k1, (d, d))
         L = jnp.linalg.cholesky(A @ A.T / d + jnp.eye(d))
         G = jax.random.normal(k2, (d, d))
-        args = (jnp.array(0.1), jnp.ones(d), 0.5 * (G + G.T), jnp.zeros(d), L)
-        fn = jax.jit(fc.gamma_to_eta)
-    else:
-        raise ValueError(algorithm)
-    return median_time(fn, *args, repeats=repeats)
+        return jax.jit(fc.gamma_to_eta), (jnp.array(0.1), jnp.ones(d), 0.5 * (G + G.T), jnp.zeros(d), L)
+    raise ValueError(algorithm)
+
+
+def cost_call(kind: str, d: int, num_samples: int, seed: int = 0):
+    """(fn, args) of a timed call of notebook 13: ``kind`` "alg1" / "alg2" / "alg3" (one
+    iteration at N = ``num_samples``, `step_call`), "map alg1" / "map alg3" (the
+    regression-to-η step, `map_call`; ``num_samples`` unused), or "normals" (drawing the
+    (N, d) standard normals alone: a pure O(Nd) operation, the hardware's reference for what
+    an O(Nd) iteration can achieve at these sizes)."""
+    if kind.startswith("map "):
+        return map_call(kind[4:], d, seed)
+    if kind == "normals":
+        return jax.jit(lambda k: jax.random.normal(k, (num_samples, d))), (jax.random.PRNGKey(seed),)
+    return step_call(kind, d, num_samples, seed)
+
+
+def step_time(algorithm: str, d: int, num_samples: int, repeats: int = 5, seed: int = 0) -> float:
+    """Wall time (s) of one warm LSVI iteration (`step_call`): the fastest of ``repeats`` calls."""
+    fn, args = step_call(algorithm, d, num_samples, seed)
+    return wall_time(fn, *args, repeats=repeats)
+
+
+def map_time(algorithm: str, d: int, repeats: int = 5, seed: int = 0) -> float:
+    """Wall time (s) of the regression-to-η step (`map_call`): the fastest of ``repeats`` calls."""
+    fn, args = map_call(algorithm, d, seed)
+    return wall_time(fn, *args, repeats=repeats)
+
+
+def interleaved_times(calls, repeats: int = 5, warmup: int = 1) -> np.ndarray:
+    """Fastest wall time (s) of each ``(fn, args)`` in ``calls``, measured in interleaved rounds.
+
+    After ``warmup`` calls of each (compilation), every round times each call once, in order;
+    the result is the minimum over the ``repeats`` rounds. On a shared machine the load drifts
+    over a measurement: timing one size after the other would let the drift bias a log–log
+    slope, whereas interleaving exposes every size to the same load. Returns (len(calls),).
+    """
+    calls = list(calls)
+    for fn, args in calls:
+        for _ in range(warmup):
+            jax.block_until_ready(fn(*args))
+    times = np.full((repeats, len(calls)), np.inf)
+    for r in range(repeats):
+        for j, (fn, args) in enumerate(calls):
+            t0 = time.perf_counter()
+            jax.block_until_ready(fn(*args))
+            times[r, j] = time.perf_counter() - t0
+    return times.min(axis=0)

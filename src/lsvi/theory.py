@@ -9,8 +9,11 @@ F_η = E_η[ssᵀ], z_η = E_η[fs], f = log π.
 Objectives
     `ukl`        uKL(q_η | π) = Z_η E_η[ηᵀs − f] + Z(π) − Z_η                  (eq. 2, 23)
     `kl`         KL(q̄_η̄ ‖ π̄) = E_η[log q̄_η̄ − f] + log Z(π)
-    `kl_grid`    the same KL by a fine Gauss–Legendre grid (independent of Gauss–Hermite)
+    `kl_grid`    the same KL by a fine Gauss–Legendre grid (independent of Gauss–Hermite);
+                 `kl_grid_fd_gradient` its central finite-difference gradient in η̄
     `ukl_gradient`  ∇_η uKL = Z_η (F_η η − z_η)                                 (eq. 24, 33)
+    `ukl_autodiff_gradient`, `kl_autodiff_gradient`  the same gradients by jax.grad of
+                 the quadrature objectives (independent of eq. 33)
 
 Dynamics (Proposition 2.4)
     `lsvi_step`  η_{t+1} = ε φ(η_t) + (1 − ε) η_t, φ = F⁻¹z                      (eq. 3, 5)
@@ -209,6 +212,21 @@ def ukl_gradient(family, eta, log_target, num_nodes: int = 20):
     return jnp.exp(log_Z(family, eta)) * (F @ eta - z)
 
 
+@partial(jax.jit, static_argnames=("family", "log_target", "num_nodes"))
+def ukl_autodiff_gradient(family, eta, log_target, num_nodes: int = 20):
+    """∇_η uKL(q_η | π) (m,) by `jax.grad` of the quadrature `ukl` (eq. 2 differentiated, the
+    nodes moving with η): no F_η, z_η or eq. (33) involved, so it is an independent check of
+    `ukl_gradient`. Z(π) only shifts uKL, hence does not enter."""
+    return jax.grad(lambda e: ukl(family, e, log_target, 0.0, num_nodes))(eta)
+
+
+@partial(jax.jit, static_argnames=("family", "log_target", "num_nodes"))
+def kl_autodiff_gradient(family, eta, log_target, num_nodes: int = 20):
+    """∇_η̄ KL(q̄_η̄ ‖ π̄) (m − 1,) by `jax.grad` of the quadrature `kl` (the η⁽⁰⁾ component,
+    identically zero, is dropped)."""
+    return jax.grad(lambda e: kl(family, e, log_target, 0.0, num_nodes))(eta)[1:]
+
+
 def legendre_nodes(lower, upper, num_nodes: int):
     """Tensor Gauss–Legendre nodes (K^d, d) and weights (K^d,) on the box Π[lower_i, upper_i] (cached)."""
     lower = tuple(float(v) for v in np.atleast_1d(lower))
@@ -243,6 +261,17 @@ def kl_grid(family, eta, log_target, lower, upper, num_nodes: int = 400, log_z_t
     """
     X, W = legendre_nodes(lower, upper, num_nodes)
     return _kl_grid(family, eta, log_target, X, W, log_z_target)
+
+
+def kl_grid_fd_gradient(family, eta, log_target, lower, upper, num_nodes: int = 400, step: float = 1e-5,
+                        log_z_target=None):
+    """∇_η̄ KL(q̄_η̄ ‖ π̄) (m − 1,) by central finite differences of `kl_grid` (step ``step`` along
+    each coordinate of η̄): a reference for the KL gradient that shares no code with the
+    Gauss–Hermite quadrature or the LSVI map. Error O(step²) + O(rounding / step)."""
+    eta = jnp.asarray(eta)
+    basis = np.eye(eta.shape[0])[1:] * step
+    kl_at = lambda e: float(kl_grid(family, e, log_target, lower, upper, num_nodes, log_z_target))
+    return np.array([(kl_at(eta + b) - kl_at(eta - b)) / (2.0 * step) for b in basis])
 
 
 @partial(jax.jit, static_argnames=("family", "log_target"))
@@ -623,6 +652,17 @@ def mixture_log_target(means, sds, weights):
         return jax.scipy.special.logsumexp(norm.logpdf(X[:, :1], means, sds) + logw, axis=1)
 
     return log_target
+
+
+def random_fullcov_natural(key, d: int, mean_scale: float = 2.0, jitter: float = 0.3):
+    """η (normalised) of a random Gaussian N(μ, Σ) on R^d: μ = mean_scale · N(0, I_d),
+    Σ = BBᵀ + jitter·I with B (d, d) standard normal — random starting points for the
+    exactness checks (Section 2.1). Uses `lsvi.families.gaussian.fullcov_to_natural`."""
+    from lsvi.families.gaussian import fullcov_to_natural
+
+    k1, k2 = jax.random.split(key)
+    B = jax.random.normal(k1, (d, d))
+    return fullcov_to_natural(mean_scale * jax.random.normal(k2, (d,)), B @ B.T + jitter * jnp.eye(d))
 
 
 def synthetic_logistic_design(n: int = 20, d: int = 2, seed: int = 0):
