@@ -73,8 +73,17 @@ def gamma_to_eta(g0, g1, Gamma, mean, L):
     return jnp.concatenate([jnp.array([b0]), b1, quad_coefficients(B)])
 
 
-def regression(d: int, log_target, num_samples: int, centre: bool = False):
-    """(key, η) -> (X, f(X), η') for Algorithm 3."""
+RESIDUALS = ("X", "Z")
+
+
+def regression(d: int, log_target, num_samples: int, centre: bool = False, residual: str = "X"):
+    """(key, η) -> (P (N, d), f(X) (N,), η') for Algorithm 3, X = μ + CZ.
+
+    P are the points at which Algorithm 4 evaluates η̃ᵀs(·) for its residual variance:
+    ``residual="X"`` the draws X (the paper), ``"Z"`` the standard-normal Z (the authors'
+    code; see `lsvi.step_size_control`)."""
+    if residual not in RESIDUALS:
+        raise ValueError(f"residual must be one of {RESIDUALS}, not {residual!r}")
 
     def regress(key, eta):
         kz, kf = jax.random.split(key)
@@ -85,14 +94,17 @@ def regression(d: int, log_target, num_samples: int, centre: bool = False):
         C = solve_triangular(L, jnp.eye(d, dtype=eta.dtype), lower=True, trans="T")
         X = mean + Z @ C.T
         y = log_target(kf, X)
-        return X, y, gamma_to_eta(*estimate_gamma(Z, y, centre), mean, L)
+        return (Z if residual == "Z" else X), y, gamma_to_eta(*estimate_gamma(Z, y, centre), mean, L)
 
     return regress
 
 
-def build_kernel(d: int, log_target, num_samples: int, schedule: Schedule, centre: bool = False, max_halvings: int = 60):
-    """Algorithm 3 step ``(key, LSVIState) -> (LSVIState, LSVIInfo)``."""
-    return base.build_kernel(_family(d), regression(d, log_target, num_samples, centre), schedule, max_halvings)
+def build_kernel(d: int, log_target, num_samples: int, schedule: Schedule, centre: bool = False, max_halvings: int = 60,
+                 residual: str = "X"):
+    """Algorithm 3 step ``(key, LSVIState) -> (LSVIState, LSVIInfo)``; ``centre`` and
+    ``residual`` as in `estimate_gamma` and `regression`."""
+    return base.build_kernel(_family(d), regression(d, log_target, num_samples, centre, residual), schedule,
+                             max_halvings)
 
 
 init = base.init

@@ -8,6 +8,27 @@ Table 3 of the paper indexes six of them:
     4  (1, 1)           5  (∞, 10⁻³)         6  (10, 10⁻³)
 
 and Theorem 3.4 uses linearly decreasing steps ε_t⁻¹ = L + αt (`linear`).
+
+Which residual (Algorithm 4, lines 7–8). The paper takes the residuals of the log target
+against the relaxed iterate at the draws, r_i = f(X_i) − η̃ᵀs(X_i), X_i ~ q_η, and so do
+we. For Algorithms 2–3, X_i = μ + CZ_i with Z_i ~ N(0, I), and η̃ᵀs(μ + Cz) = γ̃ᵀt(z) for
+the γ̃ that represents the same quadratic in the standardised coordinates (Lemma D.3): the
+residual of the regression of f on t(Z) *is* r_i, so s(X) is also the natural choice in
+the whitened coordinates. The authors' code (github.com/ylefay/LSVI,
+``variational/gaussian_lsvi.py`` and ``variational/meanfield_gaussian_lsvi.py``, function
+``momentum_backtracking``, read at commit b09aa73) passes ``statistic(samples)`` with
+``samples`` the standard-normal Z_i, i.e. it uses
+
+    r_i^Z = f(X_i) − η̃ᵀs(Z_i),
+
+the x-coordinate polynomial evaluated at z. The two coincide only when μ = 0 and C = I (the
+N(0, I) start of Pima and Sonar, so the first step agrees). Near a fixed point η̃ ≈ η,
+η̃ᵀs(x) = −½(x − μ)ᵀΣ⁻¹(x − μ) + c and f(X) ≈ −½ZᵀZ + c', so r^Z does not vanish: its
+variance tends to ‖Σ⁻¹μ‖² + ½‖Σ⁻¹ − I‖²_F, which for a posterior far from N(0, I) keeps
+v̂ above u, so that ε_t stays capped at u/v̂ at every iteration: a persistent damping that
+the paper's analysis does not have. Algorithm 3 offers both (`lsvi.gaussian_fullcov.build_kernel`, ``residual="X"``
+the paper's and the default, ``"Z"`` the authors' code): the regression hands `control`
+the points at which s is evaluated.
 """
 from __future__ import annotations
 
@@ -70,7 +91,9 @@ def control(eps0, u2, family, eta, eta_new, X, y, max_halvings: int = 60):
     """Algorithm 4: halve ε until εη' + (1−ε)η ∈ V, then cap ε ≤ u / v̂.
 
     eta (m,): current iterate, in V.  eta_new (m,): the OLS η'.  X (N, d), y (N,): the
-    draws X_i ~ q_η and f(X_i) used for the regression.
+    draws X_i ~ q_η and f(X_i) used for the regression (X: the points at which s is
+    evaluated; the standard-normal Z_i reproduce the authors' code, see the module
+    docstring).
 
     v̂² is the empirical variance of the residuals f(X_i) − η̃ᵀs(X_i) of the log target
     against the backtracked iterate η̃ (Algorithm 4, lines 7–8, with the evident fix that
