@@ -50,3 +50,13 @@ def test_thin_records_first_and_last_iterations():
     its = thin(10_000, 30)
     assert its[0] == 0 and its[-1] == 10_000 and np.all(np.diff(its) > 0) and len(its) <= 30
     np.testing.assert_array_equal(thin(5, 30), np.arange(6))
+
+
+def test_cost_per_iteration_compiles_once_per_sample_size(monkeypatch):
+    """(K, R) seconds per iteration; one compilation per N, not per timed run."""
+    calls = []
+    lower = blackjax_meanfield._run.lower
+    monkeypatch.setattr(blackjax_meanfield._run, "lower", lambda *a, **k: calls.append(a[4]) or lower(*a, **k))
+    c = blackjax_meanfield.cost_per_iteration(diag_gauss, 3, [4, 16], num_iterations=3, num_reps=3)
+    assert c.shape == (2, 3) and np.all(np.isfinite(c)) and np.all(c > 0)
+    assert calls == [4, 16]

@@ -65,9 +65,15 @@ def test_memory_budget_triggers_chunking():
     Xf = random_data(seed=3, n=100, d=3)
     assert targets.resolve_chunk_size(1000, 100, None, 2.5e7) is None
     assert targets.resolve_chunk_size(1000, 100, None, 1e4) == 100
+    # balanced chunks: each within the budget, padding below one row per chunk
+    for N, n, budget in ((2500, 11_774, 2.5e7), (10_000, 11_774, 2.5e7), (1001, 100, 3e4), (7, 5, 10)):
+        c = targets.resolve_chunk_size(N, n, None, budget)
+        k = -(-N // c)
+        assert c * n <= budget and k * c - N < k
+    assert targets.resolve_chunk_size(2500, 11_774, None, 2.5e7) == 1250  # not 2 x 2123 rows
     B = jnp.asarray(np.random.default_rng(0).normal(size=(1001, 3)))
     dense = targets.logistic_regression(Xf, 25.0)(None, B)
-    budget = targets.logistic_regression(Xf, 25.0, max_elements=3e4)(None, B)  # chunks of 300, padded
+    budget = targets.logistic_regression(Xf, 25.0, max_elements=3e4)(None, B)  # 4 chunks of 251, padded
     np.testing.assert_allclose(budget, dense, rtol=0, atol=1e-10)
 
 

@@ -78,11 +78,18 @@ def _loglik_dense(B, X_flipped):
 
 
 def resolve_chunk_size(num_draws: int, n: int, chunk_size: Optional[int], max_elements: float) -> Optional[int]:
-    """The chunk size to use for N = ``num_draws`` draws, or None for a single dense product."""
+    """The chunk size to use for N = ``num_draws`` draws, or None for a single dense product.
+
+    Under the budget, the N draws are split into k = ⌈N·n / max_elements⌉ chunks of equal
+    size ⌈N / k⌉ (at most k − 1 rows of zero padding), not into chunks of the largest size
+    the budget allows: that would pad N = 2500 MNIST draws (n = 11,774) to 2 × 2123 rows,
+    70 % more work than the draws need, and make the cost per iteration jump with N."""
     if chunk_size is None:
         if num_draws * n <= max_elements:
             return None
-        chunk_size = max(1, int(max_elements) // n)
+        largest = max(1, int(max_elements) // n)
+        num_chunks = -(-num_draws // largest)
+        chunk_size = -(-num_draws // num_chunks)
     return None if chunk_size >= num_draws else int(chunk_size)
 
 

@@ -66,3 +66,22 @@ def fit(logdensity, d: int, num_iterations: int = 500, num_samples: int = 10_000
         info["error"] = f"non-finite iterate from iteration {int(np.argmin(finite))}"
     its = np.arange(num_iterations + 1)
     return GaussianTrace(its, mu, var, wall * its / num_iterations, True, info)
+
+
+def cost_per_iteration(logdensity, d: int, sample_sizes, num_iterations: int, num_reps: int,
+                       learning_rate: float = 1e-3, seed: int = 0) -> np.ndarray:
+    """Seconds per iteration (len(sample_sizes), num_reps) of `fit`'s loop: for each N,
+    compiled once, then ``num_reps`` timed runs of ``num_iterations`` steps (seeds
+    ``seed + r``), compilation excluded (Figure 5, left)."""
+    out = []
+    for N in sample_sizes:
+        key = jax.random.PRNGKey(seed)
+        compiled = _run.lower(key, logdensity, d, num_iterations, int(N), learning_rate).compile()
+        row = []
+        for r in range(num_reps):
+            k = jax.random.PRNGKey(seed + r)
+            t0 = time.perf_counter()
+            jax.block_until_ready(compiled(k))
+            row.append((time.perf_counter() - t0) / num_iterations)
+        out.append(row)
+    return np.array(out)
