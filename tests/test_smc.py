@@ -4,8 +4,9 @@ import numpy as np
 import pytest
 
 from lsvi import step_size_control
-from lsvi.smc import (bernoulli_log_q, empirical_measure, exact_lsvi, exact_marginals, num_chains, run_lsvi,
-                      run_tempering_smc, smc_scores)
+from lsvi.smc import (bernoulli_log_q, bernoulli_scores, empirical_measure, exact_lsvi, exact_marginals,
+                      kl_bernoulli_to_posterior, marginal_gap, num_chains, run_lsvi, run_tempering_smc, score_summary,
+                      smc_scores)
 from lsvi.variable_selection import log_posterior, vs_posterior
 
 
@@ -105,3 +106,39 @@ def test_empirical_measure_and_scores(problem):
     assert len(s) == 2
     lp = np.asarray(log_posterior(p3, np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 1.0]])))
     np.testing.assert_allclose(np.sort(s), np.sort(lp - np.log(0.5)))
+
+
+def test_score_summary_estimates_elbo_and_evidence(problem):
+    """The mean score of γ ~ q is the ELBO log Z − KL(q‖π) (exact here by enumeration), the
+    importance-sampling estimate is close to log Z when q is close to π, and never below the
+    ELBO estimate (Jensen)."""
+    *_, post, marg, logz = problem
+    p = np.clip(marg, 1e-3, 1 - 1e-3)
+    s = bernoulli_scores(post, p, 40_000, seed=2)
+    summ = score_summary(s)
+    exact_elbo = logz - kl_bernoulli_to_posterior(post, p)
+    assert summ.n == 40_000 and np.isclose(summ.se, summ.sd / 200.0)
+    assert abs(summ.elbo - exact_elbo) < 4 * summ.se
+    assert summ.log_evidence_is >= summ.elbo
+    assert abs(summ.log_evidence_is - logz) < 0.1
+    # a weighted empirical measure: exact mean over its support, no standard error
+    w = np.array([0.25, 0.75])
+    ws = score_summary(np.array([1.0, 3.0]), w)
+    assert np.isclose(ws.elbo, 2.5) and np.isclose(ws.sd, np.sqrt(0.75)) and np.isnan(ws.se)
+
+
+def test_marginal_gap():
+    m, M, k = marginal_gap([0.1, 0.5, 0.9], [0.2, 0.5, 0.4])
+    assert np.isclose(m, 0.2) and np.isclose(M, 0.5) and k == 2
+
+
+def test_rejected_steps_are_reported(problem):
+    """With N draws and a probability at the clipping bound, N·p ≪ 1 makes that coordinate
+    constant in the draws: the regression is singular, the step is rejected and η stays put.
+    `run_lsvi` reports it (``accepted``) instead of passing a frozen run for a fixed point."""
+    *_, post, _, _ = problem
+    frozen = run_lsvi(post, 30, 3, step_size_control.constant(0.5), num_reps=1, seed=0, clip=1e-3, p0=1e-3)
+    assert frozen.accepted.shape == (1, 3) and not frozen.accepted.any()
+    np.testing.assert_allclose(frozen.etas[0, -1], frozen.etas[0, 0])
+    fine = run_lsvi(post, 2000, 3, step_size_control.constant(0.5), num_reps=1, seed=0)
+    assert fine.accepted.all()

@@ -213,3 +213,29 @@ def test_rwmh_keeps_the_current_estimate_and_samples_a_gaussian():
                           refresh_current=True)
     a2, l2 = np.asarray(tr2.is_accepted)[0], np.asarray(tr2.logdensity)[0]
     assert np.any(l2[1:][~a2[1:]] != l2[:-1][~a2[1:]])
+
+
+def test_run_sequential_times_the_same_chains_as_the_sampler():
+    """`mcmc.run_sequential` compiles once and times one run per key; its chains are those of
+    the jitted sampler called directly with the same key (timing changes nothing)."""
+    noisy = lambda key, x: -0.5 * jnp.sum(x**2) + 0.1 * jax.random.normal(key)
+    sampler = mcmc.build_sampler(noisy, jnp.full(2, 1.0), 50)
+    keys = jax.random.split(jax.random.PRNGKey(3), 2)
+    x0 = jnp.zeros((3, 2))
+    out = mcmc.run_sequential(sampler, keys, x0)
+    assert out.traces.positions.shape == (2, 3, 50, 2) and out.times.shape == (2,) and np.all(out.times > 0)
+    np.testing.assert_array_equal(out.traces.positions[1], np.asarray(sampler(keys[1], x0).positions))
+    assert not np.array_equal(out.traces.positions[0], out.traces.positions[1])
+
+
+def test_gaussian_xi_to_theta_maps_the_full_covariance_gaussian_into_the_box():
+    from lsvi.families.gaussian import fullcov_to_natural
+
+    m = jnp.array([0.5, -1.0, 2.0])
+    C = jnp.array([[0.04, 0.01, 0.0], [0.01, 0.09, 0.0], [0.0, 0.0, 0.01]])
+    z = jax.random.normal(jax.random.PRNGKey(0), (20_000, 3))
+    th = np.asarray(toads.gaussian_xi_to_theta(fullcov_to_natural(m, C), z))
+    assert np.all((th > toads.LOWER) & (th < toads.UPPER))
+    xi = np.asarray(toads.to_unconstrained(jnp.asarray(th)))
+    np.testing.assert_allclose(xi.mean(0), m, atol=0.01)
+    np.testing.assert_allclose(np.cov(xi, rowvar=False), C, atol=0.005)

@@ -27,6 +27,7 @@ Proposal scale: Blackjax's ``normal(sigma)`` takes ``sigma`` as the standard dev
 """
 from __future__ import annotations
 
+import time
 from functools import partial
 from typing import Callable, NamedTuple
 
@@ -98,6 +99,34 @@ def build_sampler(log_target: Callable, sigma, num_steps: int, refresh_current: 
         return trace
 
     return sample
+
+
+class TimedChains(NamedTuple):
+    """traces: ChainTrace whose leaves have shape (R, num_chains, num_steps, ...), one run per
+    key; times (R,): wall time of each run (s, compilation excluded); compile_time (s)."""
+
+    traces: ChainTrace
+    times: np.ndarray
+    compile_time: float
+
+
+def run_sequential(sampler, keys, initial_positions) -> TimedChains:
+    """``sampler(key, initial_positions)`` (`build_sampler`) once per key (keys (R, 2)), one
+    run after the other, each timed; the MCMC counterpart of `lsvi.base.run_sequential`.
+
+    Compiled once ahead of time (``sampler.lower(...).compile()``), so that the times are
+    those of the chains alone; every run waits for its result (``block_until_ready``)."""
+    x0 = jnp.atleast_2d(jnp.asarray(initial_positions))
+    t0 = time.perf_counter()
+    compiled = sampler.lower(keys[0], x0).compile()
+    compile_time = time.perf_counter() - t0
+    traces, times = [], []
+    for k in keys:
+        t0 = time.perf_counter()
+        trace = jax.block_until_ready(compiled(k, x0))
+        times.append(time.perf_counter() - t0)
+        traces.append(jax.tree.map(np.asarray, trace))
+    return TimedChains(jax.tree.map(lambda *x: np.stack(x), *traces), np.array(times), compile_time)
 
 
 def run_chains(key, log_target: Callable, initial_positions, sigma, num_steps: int, refresh_current: bool = False):

@@ -42,7 +42,7 @@ that the wall time of each repetition and the maximum resident set size of the p
     python -m lsvi.smc lsvi --num-samples 50000 --num-steps 25 --eps 1.0 --runs 100 --out lsvi.npz
     python -m lsvi.smc smc --num-particles 100000 --len-chain 10000 --runs 3 --out smc.npz
 
-prints one JSON line {"method", "times_s", "compile_s", "max_rss_gb", ...} and writes the
+prints one JSON line {"method", "times_s", "compile_s", "max_rss_gib", ...} and writes the
 results (LSVI: final probabilities of each repetition; SMC: particles, weights, marginals
 and log-evidence of each run) to the .npz.
 """
@@ -231,13 +231,17 @@ def run_tempering_smc(Z, y, num_particles: int, len_chain: int, seed: int = 0, l
 class LSVIResult(NamedTuple):
     """probs (R, d): inclusion probabilities of the final iterate of each of R repetitions;
     etas (R, T+1, d+1): traces of η; times (R,): wall time of each repetition (s);
-    compile_time (s); num_evaluations (per repetition, N·T)."""
+    compile_time (s); num_evaluations (per repetition, N·T); accepted (R, T): whether each
+    step was taken. A step is rejected (η unchanged) when the regression has no finite
+    solution, e.g. when a coordinate is constant over the N draws (p at the clipping bound
+    with N·p ≲ 1): a run whose last steps were rejected has frozen, not converged."""
 
     probs: np.ndarray
     etas: np.ndarray
     times: np.ndarray
     compile_time: float
     num_evaluations: int
+    accepted: np.ndarray
 
 
 def lsvi_kernel(post: VSPosterior, num_samples: int, schedule, clip: float = 1e-3):
@@ -265,7 +269,8 @@ def run_lsvi(post: VSPosterior, num_samples: int, num_steps: int, schedule, num_
     keys = jax.random.split(jax.random.PRNGKey(seed), num_reps)
     runs = base.run_sequential(keys, step, state, num_steps)
     probs = np.array([np.asarray(bernoulli_probabilities(jnp.asarray(e[-1]))) for e in runs.etas])
-    return LSVIResult(probs, runs.etas, runs.times, runs.compile_time, num_samples * num_steps)
+    return LSVIResult(probs, runs.etas, runs.times, runs.compile_time, num_samples * num_steps,
+                      np.asarray(runs.infos.accepted, bool))
 
 
 # ----------------------------------------------------------------------------------------
@@ -359,6 +364,44 @@ def weighted_mean(x, w):
     return float(np.sum(np.asarray(x) * np.asarray(w)) / np.sum(w))
 
 
+class ScoreSummary(NamedTuple):
+    """Summary of the scores s(γ) = log π*(γ) − log q(γ), γ ~ q (Figure 8).
+
+    elbo: their mean, E_q[log π*] + H(q) = log Z* − KL(q ‖ π), the ELBO of q;
+    sd: their standard deviation; se: standard error of ``elbo`` (sd/√n for i.i.d. draws,
+    NaN for a weighted empirical measure, whose mean is exact over its support);
+    log_evidence_is: log((1/n) Σ exp s_i), the importance-sampling estimate of log Z* with
+    proposal q (NaN with weights). exp(log_evidence_is) is unbiased for Z*, so
+    P(log_evidence_is ≥ log Z* + c) ≤ e^{−c} (Markov), and log_evidence_is ≥ elbo (Jensen);
+    n: number of points."""
+
+    elbo: float
+    sd: float
+    se: float
+    log_evidence_is: float
+    n: int
+
+
+def score_summary(scores, weights=None) -> ScoreSummary:
+    """`ScoreSummary` of scores (n,) of i.i.d. draws from q, or of the K distinct points of
+    an empirical measure with masses ``weights`` (K,) (`smc_scores`)."""
+    s = np.asarray(scores, np.float64)
+    if weights is None:
+        mu, sd = float(s.mean()), float(s.std(ddof=1)) if s.size > 1 else float("nan")
+        lse = float(np.log(np.mean(np.exp(s - s.max()))) + s.max())
+        return ScoreSummary(mu, sd, sd / np.sqrt(s.size), lse, int(s.size))
+    w = np.asarray(weights, np.float64)
+    mu = weighted_mean(s, w)
+    return ScoreSummary(mu, float(np.sqrt(weighted_mean((s - mu) ** 2, w))), float("nan"), float("nan"), int(s.size))
+
+
+def marginal_gap(p, q) -> tuple[float, float, int]:
+    """|p_i − q_i| over the coordinates of two vectors of inclusion probabilities (d,):
+    (mean, max, index of the max)."""
+    a = np.abs(np.asarray(p, np.float64) - np.asarray(q, np.float64))
+    return float(a.mean()), float(a.max()), int(a.argmax())
+
+
 # ----------------------------------------------------------------------------------------
 # Command-line interface: timing and memory in a fresh process
 
@@ -403,7 +446,7 @@ def main(argv=None) -> int:
                        args.seed, clip=args.clip)
         out.update(times_s=res.times.tolist(), compile_s=res.compile_time, evaluations_per_run=res.num_evaluations,
                    num_samples=args.num_samples, num_steps=args.num_steps, eps=args.eps)
-        arrays = dict(probs=res.probs, etas=res.etas, times=res.times)
+        arrays = dict(probs=res.probs, etas=res.etas, times=res.times, accepted=res.accepted)
     else:
         runs = [run_tempering_smc(Z, y, args.num_particles, args.len_chain, seed=args.seed + r,
                                   evaluator=args.evaluator) for r in range(args.runs)]
@@ -416,7 +459,7 @@ def main(argv=None) -> int:
                       log_evidence=np.array([r.log_evidence for r in runs]),
                       num_evaluations=np.array([r.num_evaluations for r in runs]),
                       num_steps=np.array([r.num_steps for r in runs]))
-    out["max_rss_gb"] = timing.max_rss_gb()
+    out["max_rss_gib"] = timing.max_rss_gb()  # GiB (2**30 bytes), see lsvi.timing
     if args.out:
         np.savez_compressed(args.out, **arrays, info=json.dumps(out))
     print(json.dumps(out))
@@ -425,7 +468,8 @@ def main(argv=None) -> int:
 
 def run_cli(method: str, out: str, **options) -> dict:
     """Run ``python -m lsvi.smc <method> --out <out> --<option> <value> ...`` in a fresh
-    process; return its JSON summary (with max_rss_gb of that process) and arrays."""
+    process; return its JSON summary (with ``max_rss_gib``, the peak RSS of that process
+    in GiB) and arrays."""
     info = timing.run_module("lsvi.smc", (method,), out=out, **options)
     with np.load(out) as f:
         arrays = {k: f[k] for k in f.files if k != "info"}
