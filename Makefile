@@ -37,13 +37,13 @@ check-env:
 	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): run 'make setup' first." >&2; exit 1; }
 
 check-config: check-env
-	$(BIN)python -m lsvi.config --scale $(SCALE)
+	$(BIN)python -m lsvi.pipeline.config --scale $(SCALE)
 
 all: check-env
 	$(SNAKEMAKE) --config scale=$(SCALE)
 
 check-report: check-env
-	$(BIN)python -m lsvi.report results/$(SCALE) --check
+	$(BIN)python -m lsvi.pipeline.report results/$(SCALE) --check
 
 smoke:
 	$(MAKE) all SCALE=smoke

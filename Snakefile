@@ -4,12 +4,12 @@
 #   snakemake --cores 2 --rerun-incomplete --keep-going --config scale=cpu  # or paper
 #
 # (`make all SCALE=cpu` runs exactly that.) Every setting that depends on the scale lives in
-# config/scales.yaml; it is validated here, before any job runs (src/lsvi/config.py).
+# config/scales.yaml; it is validated here, before any job runs (src/lsvi/pipeline/config.py).
 # Outputs, for scale S:
 #   data/processed/<dataset>.npz                        rule data (one job per dataset)
 #   results/S/<stem>/executed.ipynb, claims.csv          rule nb_<stem> (one per notebook)
 #   figures/S/<figure>.pdf/.png                          written by the notebooks
-#   results/S/claims.csv, results/S/REPLICATION.md      rule aggregate (python -m lsvi.report)
+#   results/S/claims.csv, results/S/REPLICATION.md      rule aggregate (python -m lsvi.pipeline.report)
 # A notebook is executed by papermill into a temporary file that is renamed only on
 # success; a failed run is kept as results/S/<stem>/failed.ipynb, Snakemake removes its
 # other outputs, and the report lists the notebook as FAILED (`onerror` below).
@@ -22,7 +22,8 @@ import yaml
 
 ROOT = Path(workflow.basedir).resolve()
 sys.path.insert(0, str(ROOT / "src"))  # so the Snakefile also works before `pip install -e .`
-from lsvi.config import DATA_DIR, ConfigError, parse_config, unlisted_notebooks  # noqa: E402
+from lsvi.pipeline.config import ConfigError, notebook_dependencies, parse_config, unlisted_notebooks  # noqa: E402
+from lsvi.pipeline.paths import DATA_DIR  # noqa: E402
 
 
 configfile: "config/scales.yaml"
@@ -39,13 +40,14 @@ for _stem in unlisted_notebooks(CFG):
           "(add an entry under 'notebooks:')", file=sys.stderr)
 PY = sys.executable  # the interpreter running Snakemake, i.e. the project's environment
 RESULTS = f"results/{SCALE}"
-# Code the notebooks import; editing it reruns them. config.py / report.py only drive the
-# pipeline (a change of parameters reruns a notebook through Snakemake's params trigger).
-LIB = sorted(
-    str(p.relative_to(ROOT))
-    for p in (ROOT / "src" / "lsvi").rglob("*.py")
-    if p.name not in ("config.py", "report.py")
-)
+
+
+def library_inputs(stem):
+    """The library files notebook ``stem`` imports, transitively (`notebook_dependencies`):
+    editing one reruns exactly the notebooks that use it. A change of parameters reruns a
+    notebook through Snakemake's params trigger."""
+    return [str(p.relative_to(ROOT)) for p in notebook_dependencies(ROOT / "notebooks" / f"{stem}.ipynb", ROOT / "src")]
+
 
 
 def papermill_args(params):
@@ -86,7 +88,7 @@ onerror:
     # With --keep-going the other notebooks still ran; write the report anyway so that
     # the failed / missing notebooks are listed in it instead of silently omitted.
     try:
-        from lsvi.report import write_report
+        from lsvi.pipeline.report import write_report
 
         n = write_report(RESULTS, ROOT / "config" / "scales.yaml", SCALE)
         print(
@@ -99,20 +101,17 @@ onerror:
         print(f"(could not write the partial report: {e})", file=sys.stderr)
 
 
-# Datasets, built from pinned pip packages (src/lsvi/datasets.py). One job per dataset;
-# the jobs take a file lock because they all update data/processed/provenance.json.
+# Datasets, built from pinned pip packages (src/lsvi/experiments/datasets.py). One job per
+# dataset; they share data/processed/provenance.json, which the module updates under a lock.
 rule data:
     input:
-        "src/lsvi/datasets.py",
+        "src/lsvi/experiments/datasets.py",
     output:
         f"{DATA_DIR}/{{dataset}}.npz",
     params:
         py=PY,
-        lock=f"{DATA_DIR}/.lock",
     shell:
-        "{params.py} -c 'import fcntl, os, runpy, sys; os.makedirs(\"{DATA_DIR}\", exist_ok=True); "
-        "fcntl.flock(open(\"{params.lock}\", \"w\"), fcntl.LOCK_EX); sys.argv[0] = \"lsvi.datasets\"; "
-        "runpy.run_module(\"lsvi.datasets\", run_name=\"__main__\")' --out {DATA_DIR} {wildcards.dataset}"
+        "{params.py} -m lsvi.experiments.datasets --out {DATA_DIR} {wildcards.dataset}"
 
 
 # One rule per notebook listed in config/scales.yaml.
@@ -124,7 +123,7 @@ for _stem, _nb in CFG.notebooks.items():
             f"nb_{_stem}"
         input:
             notebook=f"notebooks/{_stem}.ipynb",
-            lib=LIB,
+            lib=library_inputs(_stem),
             data=[f"{DATA_DIR}/{d}.npz" for d in _nb.data],
         output:
             executed=_out["executed"],
@@ -155,11 +154,11 @@ rule aggregate:
     input:
         claims=[CFG.outputs(s)["claims"] for s in CFG.notebooks],
         executed=[CFG.outputs(s)["executed"] for s in CFG.notebooks],
-        code=["src/lsvi/report.py", "src/lsvi/claims.py", "config/scales.yaml"],
+        code=["src/lsvi/pipeline/report.py", "src/lsvi/pipeline/claims.py", "config/scales.yaml"],
     output:
         csv=f"{RESULTS}/claims.csv",
         md=f"{RESULTS}/REPLICATION.md",
     params:
         py=PY,
     shell:
-        "{params.py} -m lsvi.report {RESULTS} --config config/scales.yaml"
+        "{params.py} -m lsvi.pipeline.report {RESULTS} --config config/scales.yaml"

@@ -1,4 +1,4 @@
-"""Algorithm 4's residual, the paper's s(X) against the authors' s(Z) (`lsvi.step_size_control`), for
+"""Algorithm 4's residual, the paper's s(X) against the authors' s(Z) (`lsvi.core.step_size`), for
 LSVI-FC (Algorithm 3) schedule 1 (u² = 10, ε = 1) on Pima and Sonar at the paper's N = 10^5, T = 100,
 with schedule 2 (u² = ∞: the residual plays no role) for reference. Run from the repository root, on a
 GPU for the paper's sizes; results in benchmarks/alg3_residual_z.md.
@@ -14,8 +14,8 @@ import numpy as np
 sys.path.insert(0, "src")
 import jax  # noqa: E402
 
-from lsvi import logistic  # noqa: E402
-from lsvi.families.gaussian import fullcov_from_natural  # noqa: E402
+from lsvi.experiments import logistic  # noqa: E402
+from lsvi.core.families.gaussian import fullcov_from_natural  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--reps", type=int, default=20)

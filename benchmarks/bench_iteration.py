@@ -84,7 +84,7 @@ def synthetic_problem(shape: str, n_override, seed: int = 0):
     """Flipped design (n, d) and prior variances shaped like the paper's data set."""
     import numpy as np
 
-    from lsvi.targets import paper_prior_variance
+    from lsvi.core.targets import paper_prior_variance
 
     d, n, intercept, _ = SHAPES[shape]
     n = n_override or n
@@ -101,16 +101,17 @@ def synthetic_problem(shape: str, n_override, seed: int = 0):
 
 
 def build(shape: str, algo: str, N: int, n_override):
-    """(step, state, family, log_target) for one configuration."""
+    """(step, state, family, log_target) for one configuration; ``step(key, state)`` is the
+    kernel at the first step size of the configuration's Table 3 schedule."""
     import jax
     import jax.numpy as jnp
 
-    from lsvi import base, gaussian_fullcov, gaussian_meanfield, generic, ngd
-    from lsvi.families import gaussian_fullcov as fc_family
-    from lsvi.families import gaussian_meanfield as mf_family
-    from lsvi.families.gaussian import fullcov_to_natural, meanfield_to_natural
-    from lsvi.step_size_control import table3
-    from lsvi.targets import logistic_regression
+    from lsvi.core import algorithms, kernel
+    from lsvi.core.families import gaussian_fullcov as fc_family
+    from lsvi.core.families import gaussian_meanfield as mf_family
+    from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
+    from lsvi.core.step_size import table3
+    from lsvi.core.targets import logistic_regression
 
     Xf, prior_var = synthetic_problem(shape, n_override)
     d = Xf.shape[1]
@@ -125,15 +126,10 @@ def build(shape: str, algo: str, N: int, n_override):
     else:
         family = mf_family(d)
         eta0 = jax.jit(lambda: meanfield_to_natural(jnp.zeros(d), var0 * jnp.ones(d)))()
-    if algo == "alg1":
-        step = generic.build_kernel(family, log_target, N, schedule)
-    elif algo == "alg2":
-        step = gaussian_meanfield.build_kernel(d, log_target, N, schedule)
-    elif algo == "alg3":
-        step = gaussian_fullcov.build_kernel(d, log_target, N, schedule)
-    else:
-        step = ngd.build_kernel(family, log_target, N, schedule)
-    return step, base.init(eta0), family, log_target
+    kern = algorithms.build_kernel(algo, family, log_target, N)
+    eps, u2 = float(schedule.eps(0)), schedule.u2
+    step = lambda key, state: kern(key, state, eps, u2)
+    return step, kernel.init(eta0), family, log_target
 
 
 def run_one(shape: str, algo: str, N: int, n_override, repeats: int) -> dict:

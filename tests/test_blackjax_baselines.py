@@ -4,7 +4,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lsvi.baselines import blackjax_meanfield, nuts, thin, to_natural
-from lsvi.families.gaussian import meanfield_from_natural
+from lsvi.core.families.gaussian import meanfield_from_natural
 
 MEAN = jnp.array([1.0, -2.0, 0.5])
 SD = jnp.array([0.5, 1.5, 1.0])

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from lsvi.config import ConfigError, load_config, notebook_parameters, parse_config, unlisted_notebooks
+from lsvi.pipeline.config import ConfigError, load_config, notebook_parameters, parse_config, unlisted_notebooks
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -155,3 +155,17 @@ def test_snakefile_rejects_unknown_scale_before_running():
     assert r.returncode != 0
     assert "ConfigError" in r.stderr + r.stdout and "valid scales: smoke, cpu, paper" in r.stderr + r.stdout
     assert "Job stats" not in r.stdout + r.stderr
+
+
+def test_notebooks_depend_on_the_modules_they_import():
+    """Editing the BSL simulator reruns the BSL notebook only; editing the LSVI step reruns
+    every notebook that runs LSVI (Snakefile: `library_inputs`)."""
+    from lsvi.pipeline.config import notebook_dependencies
+
+    root = Path(__file__).resolve().parents[1]
+    deps = {p.stem: {str(f.relative_to(root / "src")) for f in notebook_dependencies(p, root / "src")}
+            for p in (root / "notebooks").glob("*.ipynb")}
+    toads, kernel = "lsvi/experiments/toads.py", "lsvi/core/kernel.py"
+    assert {s for s, d in deps.items() if toads in d} == {"31_bsl_toads"}
+    assert all(kernel in d for s, d in deps.items() if s[:2] in ("14", "20", "21", "22", "23", "30", "31"))
+    assert all("lsvi/pipeline/notebook.py" in d for d in deps.values())

@@ -4,11 +4,11 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi.exact import binary_grid, gauss_hermite
-from lsvi.families import bernoulli, gaussian_fullcov, gaussian_meanfield, log_density, normalise
-from lsvi.families import truncated_gaussian_meanfield
-from lsvi.families.bernoulli import bernoulli_probabilities, bernoulli_to_natural
-from lsvi.families.gaussian import (
+from lsvi.core.quadrature import binary_grid, gauss_hermite
+from lsvi.core.families import bernoulli, gaussian_fullcov, gaussian_meanfield, log_density, normalise
+from lsvi.core.families import truncated_gaussian_meanfield
+from lsvi.core.families.bernoulli import bernoulli_probabilities, bernoulli_to_natural
+from lsvi.core.families.gaussian import (
     fullcov_from_natural,
     fullcov_to_natural,
     meanfield_from_natural,
@@ -16,7 +16,7 @@ from lsvi.families.gaussian import (
     quad_coefficients,
     quad_matrix,
 )
-from lsvi.families.truncated_gaussian import truncated_moments
+from lsvi.core.families.truncated_gaussian import truncated_moments
 
 
 def random_gaussian(key, d):

@@ -1,13 +1,14 @@
-"""`lsvi.logistic`: the Appendix C.2 set-ups, the scores, and the timing command line."""
+"""`lsvi.experiments.logistic`: the Appendix C.2 set-ups, the scores, and the timing command line."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy.optimize import minimize
 
-from lsvi import base, logistic
-from lsvi.families import gaussian_fullcov
-from lsvi.families.gaussian import fullcov_to_natural, meanfield_from_natural
+from lsvi.core import kernel, step_size
+from lsvi.experiments import logistic
+from lsvi.core.families import gaussian_fullcov
+from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_from_natural
 
 
 @pytest.fixture(scope="module")
@@ -37,14 +38,14 @@ def test_bad_set_ups_are_errors(pima):
         logistic.problem("iris")
     with pytest.raises(ValueError, match="only set up for census"):
         logistic.problem("pima", batch_size=100)
-    with pytest.raises(ValueError, match="needs the gaussian_meanfield"):
-        logistic.kernel(pima, "alg2", 1, 100)
+    with pytest.raises(ValueError, match="supports the families"):
+        logistic.kernel(pima, "alg2", 100)
     with pytest.raises(ValueError, match="do not apply to alg1"):
-        logistic.kernel(pima, "alg1", 3, 100, fim="exact")
+        logistic.kernel(pima, "alg1", 100, fim="exact")
     with pytest.raises(ValueError, match="do not apply to alg3"):
-        logistic.kernel(pima, "alg3", 2, 100, fim="exact")
+        logistic.kernel(pima, "alg3", 100, fim="exact")
     with pytest.raises(ValueError, match="Table 3 has schedules"):
-        logistic.kernel(pima, "alg1", 7, 100)
+        logistic.run_method(pima, "alg1", 7, 100, 1, 1)
 
 
 def test_alg1_on_pima_lands_on_the_posterior_mode_region(pima):
@@ -91,11 +92,12 @@ def test_misclassification_and_gold_standard_distance():
 
 
 def test_run_sequential_matches_run(pima):
-    """Same keys, same iterates as `base.run`; one time per run."""
-    step = logistic.kernel(pima, "alg1", 3, 500)
+    """Same keys, same iterates as `lsvi.core.kernel.run_schedule`; one time per run."""
+    kern = logistic.kernel(pima, "alg1", 500)
     keys = jax.random.split(jax.random.PRNGKey(3), 2)
-    timed = base.run_sequential(keys, step, base.init(pima.eta0), 3)
-    _, trace, _ = base.run(keys[1], step, base.init(pima.eta0), 3)
+    sched = step_size.table3(3)
+    timed = kernel.run_sequential(keys, kern, kernel.init(pima.eta0), sched, 3)
+    _, trace, _ = kernel.run_schedule(keys[1], kern, kernel.init(pima.eta0), sched, 3)
     np.testing.assert_array_equal(timed.etas[1], np.asarray(trace))
     assert timed.times.shape == (2,) and np.all(timed.times > 0) and timed.compile_time > 0
 
@@ -104,7 +106,7 @@ def test_cli_reports_times_memory_and_errors():
     out = logistic.run_cli(dataset="pima", method="alg1", schedule=3, num_samples=300, num_steps=2, runs=2)
     assert len(out["times_s"]) == 2 and out["max_rss_gb"] > 0.05 and out["accepted_fraction"] == 1.0
     bad = logistic.run_cli(dataset="pima", method="alg2", schedule=1, num_samples=300, num_steps=2, runs=1)
-    assert "needs the gaussian_meanfield" in bad["error"]
+    assert "supports the families" in bad["error"]
 
 
 def test_centred_alg3_removes_the_offset_noise_of_eq20(pima):
@@ -180,7 +182,7 @@ def test_cost_table_times_every_method_at_its_sizes_round_robin(monkeypatch):
     kinds = []
     ready = logistic.jax.block_until_ready
     monkeypatch.setattr(logistic.jax, "block_until_ready",
-                        lambda x: kinds.append("S" if isinstance(x[0], base.LSVIState) else "A") or ready(x))
+                        lambda x: kinds.append("S" if isinstance(x[0], kernel.LSVIState) else "A") or ready(x))
     methods = [("lsvi", "alg2", 5), ("bj", "blackjax", 5), ("ngd", "ngd", 5)]
     out = logistic.cost_table(mnist, methods, {"lsvi": [2, 4], "bj": [2, 4], "ngd": [4]}, 1, 2,
                               options={"ngd": {"fim": "exact"}})

@@ -1,7 +1,7 @@
 """What notebooks 20–21 (Pima, Sonar) add to the library: the NUTS reference level
-(`lsvi.logistic.moment_matched_anchor`), the convergence and blow-up readings of a KL curve,
-the authors' residual of Algorithm 4 (`residual="Z"` of `lsvi.gaussian_fullcov`), and Figures 1
-and 4 (`lsvi.plotting`)."""
+(`lsvi.experiments.logistic.moment_matched_anchor`), the convergence and blow-up readings of a KL curve,
+the authors' residual of Algorithm 4 (`residual="Z"` of `lsvi.core.algorithms.lsvi_fc`), and Figures 1
+and 4 (`lsvi.experiments.plotting.logistic`)."""
 import jax
 import jax.numpy as jnp
 import matplotlib
@@ -11,10 +11,12 @@ import pytest
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from lsvi import gaussian_fullcov as fc  # noqa: E402
-from lsvi import logistic, plotting, step_size_control  # noqa: E402
-from lsvi.families import gaussian_fullcov, gaussian_meanfield  # noqa: E402
-from lsvi.families.gaussian import fullcov_precision_cholesky, fullcov_to_natural, meanfield_to_natural  # noqa: E402
+from lsvi.core.algorithms import lsvi_fc as fc  # noqa: E402
+from lsvi.experiments import logistic
+from lsvi.experiments.plotting import logistic as plotting
+from lsvi.core import algorithms, kernel, step_size  # noqa: E402
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield  # noqa: E402
+from lsvi.core.families.gaussian import fullcov_precision_cholesky, fullcov_to_natural, meanfield_to_natural  # noqa: E402
 
 M, S = jnp.array([1.0, -2.0, 0.5]), jnp.array([[2.0, 0.3, 0.0], [0.3, 1.0, 0.2], [0.0, 0.2, 0.5]])
 
@@ -76,29 +78,29 @@ def test_residual_z_evaluates_s_at_the_standard_normal_draws():
     f(X) and OLS η'."""
     eta, f = _state()
     key = jax.random.PRNGKey(4)
-    X, yx, ex = fc.regression(3, f, 500)(key, eta)
-    Z, yz, ez = fc.regression(3, f, 500, residual="Z")(key, eta)
+    X, yx, ex = fc.regression(gaussian_fullcov(3), f, 500)(key, eta)
+    Z, yz, ez = fc.regression(gaussian_fullcov(3), f, 500, residual="Z")(key, eta)
     mean, L = fullcov_precision_cholesky(eta, 3)
     np.testing.assert_allclose(Z, (X - mean) @ L, atol=1e-10)
     np.testing.assert_array_equal(yx, yz)
     np.testing.assert_array_equal(ex, ez)
     with pytest.raises(ValueError, match="residual must be one of"):
-        fc.regression(3, f, 500, residual="W")
+        fc.regression(gaussian_fullcov(3), f, 500, residual="W")
 
 
 def test_residual_z_at_a_fixed_point_has_the_variance_of_the_docstring():
     """At q = π = N(μ, Σ), the paper's residual f(X) − ηᵀs(X) is 0; the authors' f(X) − ηᵀs(Z)
-    has variance ‖Σ⁻¹μ‖² + ½‖Σ⁻¹ − I‖²_F (`lsvi.step_size_control`), so with u² = 10 it caps ε
+    has variance ‖Σ⁻¹μ‖² + ½‖Σ⁻¹ − I‖²_F (`lsvi.core.step_size`), so with u² = 10 it caps ε
     at u/v̂ < 1 although the iteration is at its fixed point."""
     eta, f = _state()
     fam = gaussian_fullcov(3)
     P = np.linalg.inv(np.asarray(S))
     expected = np.sum((P @ np.asarray(M)) ** 2) + 0.5 * np.sum((P - np.eye(3)) ** 2)
     key = jax.random.PRNGKey(5)
-    X, y, _ = fc.regression(3, f, 200_000)(key, eta)
-    Z, _, _ = fc.regression(3, f, 200_000, residual="Z")(key, eta)
-    eps_x, info_x = step_size_control.control(1.0, 10.0, fam, eta, eta, X, y)
-    eps_z, info_z = step_size_control.control(1.0, 10.0, fam, eta, eta, Z, y)
+    X, y, _ = fc.regression(gaussian_fullcov(3), f, 200_000)(key, eta)
+    Z, _, _ = fc.regression(gaussian_fullcov(3), f, 200_000, residual="Z")(key, eta)
+    eps_x, info_x = step_size.control(1.0, 10.0, fam, eta, eta, X, y)
+    eps_z, info_z = step_size.control(1.0, 10.0, fam, eta, eta, Z, y)
     assert float(info_x.residual_var) < 1e-12 and float(eps_x) == 1.0
     assert float(info_z.residual_var) == pytest.approx(expected, rel=0.03)
     assert float(eps_z) == pytest.approx(np.sqrt(10.0 / float(info_z.residual_var)))
@@ -110,22 +112,26 @@ def test_residual_z_agrees_with_x_at_the_standard_normal_start():
     d = 2
     target = lambda key, X: -0.5 * jnp.sum((X - 3.0) ** 2 / 0.04, axis=1)  # far from N(0, I): the cap binds
     eta0 = fullcov_to_natural(jnp.zeros(d), jnp.eye(d))
-    sch = step_size_control.table3(1)
+    sch = step_size.table3(1)
+    fam = gaussian_fullcov(d)
+    kx = algorithms.build_kernel("alg3", fam, target, 400)
+    kz = algorithms.build_kernel("alg3", fam, target, 400, residual="Z")
     key = jax.random.PRNGKey(6)
-    sx, ix = fc.build_kernel(d, target, 400, sch)(key, fc.init(eta0))
-    sz, iz = fc.build_kernel(d, target, 400, sch, residual="Z")(key, fc.init(eta0))
+    sx, ix = kx(key, kernel.init(eta0), 1.0, sch.u2)
+    sz, iz = kz(key, kernel.init(eta0), 1.0, sch.u2)
     np.testing.assert_allclose(sx.eta, sz.eta, atol=1e-12)
     assert float(ix.eps) == float(iz.eps) < 1.0  # the same capped step
     k2 = jax.random.PRNGKey(7)
-    assert float(fc.build_kernel(d, target, 400, sch)(k2, sx)[1].residual_var) != pytest.approx(
-        float(fc.build_kernel(d, target, 400, sch, residual="Z")(k2, sz)[1].residual_var), rel=1e-3)
+    assert float(kx(k2, sx, 1.0, sch.u2)[1].residual_var) != pytest.approx(
+        float(kz(k2, sz, 1.0, sch.u2)[1].residual_var), rel=1e-3)
 
 
-def test_logistic_kernel_takes_the_residual_option_for_algorithm3_only():
+def test_the_residual_option_applies_to_algorithms_2_and_3_only():
     prob = logistic.problem("pima")
-    logistic.kernel(prob, "alg3", 1, 100, residual="Z")
-    with pytest.raises(ValueError, match="do not apply to alg1"):
-        logistic.kernel(prob, "alg1", 1, 100, residual="Z")
+    logistic.kernel(prob, "alg3", 100, residual="Z")
+    for name in ("alg1", "ngd"):
+        with pytest.raises(ValueError, match=f"do not apply to {name}"):
+            logistic.kernel(prob, name, 100, residual="Z")
 
 
 # ------------------------------------------------------------------ Figures 1 and 4

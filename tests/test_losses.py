@@ -6,10 +6,10 @@ import jax.numpy as jnp
 import numpy as np
 
 import lsvi  # noqa: F401
-from lsvi import losses
-from lsvi.families import bernoulli, gaussian_fullcov, gaussian_meanfield, log_density
-from lsvi.families.bernoulli import bernoulli_to_natural
-from lsvi.families.gaussian import fullcov_to_natural, meanfield_to_natural
+from lsvi.core import losses
+from lsvi.core.families import bernoulli, gaussian_fullcov, gaussian_meanfield, log_density
+from lsvi.core.families.bernoulli import bernoulli_to_natural
+from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
 
 
 def spd(rng, d):

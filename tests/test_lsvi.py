@@ -8,20 +8,20 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lsvi import base, generic, step_size_control
-from lsvi import gaussian_fullcov as fc
-from lsvi import gaussian_meanfield as mf
-from lsvi.exact import binary_grid, gauss_hermite, gaussian_nodes, lsvi_map
-from lsvi.families import bernoulli, gaussian_fullcov, gaussian_meanfield
-from lsvi.families.bernoulli import bernoulli_to_natural
-from lsvi.families.gaussian import (
+from lsvi.core import algorithms, kernel, step_size
+from lsvi.core.algorithms import lsvi_fc as fc
+from lsvi.core.algorithms import lsvi_generic as generic
+from lsvi.core.algorithms import lsvi_mf as mf
+from lsvi.core.quadrature import binary_grid, gauss_hermite, gaussian_nodes, lsvi_map
+from lsvi.core.families import bernoulli, gaussian_fullcov, gaussian_meanfield
+from lsvi.core.families.bernoulli import bernoulli_to_natural
+from lsvi.core.families.gaussian import (
     fullcov_from_natural,
     fullcov_precision_cholesky,
     fullcov_to_natural,
     meanfield_from_natural,
     meanfield_to_natural,
 )
-from lsvi.step_size_control import constant
 
 
 def spd(key, d):
@@ -107,10 +107,10 @@ def test_algorithm1_exact_in_one_step_gaussian(d):
     """π in the family ⇒ φ(η) = η* from any η, with any N ≥ m (the OLS fit is exact)."""
     fam = gaussian_fullcov(d)
     target = fullcov_to_natural(jnp.arange(d) - 1.0, spd(jax.random.key(1), d))
-    step = generic.build_kernel(fam, keyed(lambda X: fam.dot(target, X)), fam.num_params, constant(1.0))
+    step = algorithms.build_kernel("alg1", fam, keyed(lambda X: fam.dot(target, X)), fam.num_params)
     for seed in range(3):
         start = fullcov_to_natural(jax.random.normal(jax.random.key(seed), (d,)), spd(jax.random.key(seed + 10), d))
-        state, info = step(jax.random.key(seed), generic.init(start))
+        state, info = step(jax.random.key(seed), kernel.init(start), 1.0)
         np.testing.assert_allclose(state.eta, target, atol=1e-8)
         assert float(info.eps) == 1.0
 
@@ -119,8 +119,8 @@ def test_algorithm1_exact_in_one_step_bernoulli():
     d = 6
     fam = bernoulli(d, eps=1e-6)
     target = bernoulli_to_natural(jnp.linspace(0.1, 0.9, d))
-    step = generic.build_kernel(fam, keyed(lambda X: fam.dot(target, X)), 200, constant(1.0))
-    state, _ = step(jax.random.key(0), generic.init(bernoulli_to_natural(jnp.full(d, 0.5))))
+    step = algorithms.build_kernel("alg1", fam, keyed(lambda X: fam.dot(target, X)), 200)
+    state, _ = step(jax.random.key(0), kernel.init(bernoulli_to_natural(jnp.full(d, 0.5))), 1.0)
     np.testing.assert_allclose(state.eta, target, atol=1e-8)
 
 
@@ -180,10 +180,10 @@ def test_stochastic_algorithms_converge_to_exact_map():
     phi = lsvi_map(fam, skewed_logdensity(X), X, w)
     logt = keyed(skewed_logdensity)
     errs = {}
-    for name, reg in [("alg1", generic.regression(fam, logt, 0)), ("alg3", fc.regression(d, logt, 0, centre=True))]:
+    for name, reg in [("alg1", generic.regression(fam, logt, 0)), ("alg3", fc.regression(fam, logt, 0, centre=True))]:
         errs[name] = []
         for n in (4_000, 256_000):
-            reg = (generic.regression(fam, logt, n) if name == "alg1" else fc.regression(d, logt, n, centre=True))
+            reg = (generic.regression(fam, logt, n) if name == "alg1" else fc.regression(fam, logt, n, centre=True))
             e = [jnp.linalg.norm(reg(jax.random.key(s), eta)[2][1:] - phi[1:]) for s in range(4)]
             errs[name].append(float(np.mean(e)))
         # 64× more draws: error should shrink by about 8×; accept ≥ 4×
@@ -240,7 +240,7 @@ def test_algorithm4_backtracks_into_V_and_caps_the_residual():
     bad = eta.at[2].set(3.0)  # positive quadratic coefficient: outside V
     X = fam.sample(jax.random.key(0), eta, 100)
     y = 10.0 * jnp.sin(3 * X[:, 0]) - X[:, 0] ** 2
-    eps, info = step_size_control.control(1.0, jnp.inf, fam, eta, bad, X, y)
+    eps, info = step_size.control(1.0, jnp.inf, fam, eta, bad, X, y)
     assert info.accepted and int(info.num_halvings) >= 1
     assert fam.is_valid(eps * bad + (1 - eps) * eta)
     # the cap, against Algorithm 4 recomputed independently with numpy: backtracking from the
@@ -253,7 +253,7 @@ def test_algorithm4_backtracks_into_V_and_caps_the_residual():
     assert float(eps) == eps_bt
     v_hat2 = np.var(yy - np.column_stack([np.ones_like(x), x, x**2]) @ (eps_bt * b + (1 - eps_bt) * e))
     for u2 in (0.5, 2.0 * v_hat2):  # capped, not capped
-        eps_c, _ = step_size_control.control(1.0, u2, fam, eta, bad, X, y)
+        eps_c, _ = step_size.control(1.0, u2, fam, eta, bad, X, y)
         expected = min(eps_bt, np.sqrt(u2 / v_hat2)) if v_hat2 >= u2 else eps_bt
         assert float(eps_c) == pytest.approx(expected, rel=1e-12)
     assert np.sqrt(0.5 / v_hat2) < eps_bt  # the first u² does cap the step
@@ -268,7 +268,7 @@ def test_algorithm4_full_step_residual_bound():
     S, f = fam.statistic(X), skewed_logdensity(X) * 20.0
     phi = generic.ols(S, f)
     for u2 in (0.01, 1.0):
-        eps, info = step_size_control.control(1.0, u2, fam, eta, phi, X, f)
+        eps, info = step_size.control(1.0, u2, fam, eta, phi, X, f)
         new = eps * phi + (1 - eps) * eta
         tempered = eps * f + (1 - eps) * S @ eta
         assert np.std(tempered - S @ new) <= np.sqrt(u2) + 1e-9
@@ -277,9 +277,9 @@ def test_algorithm4_full_step_residual_bound():
 def test_invalid_target_values_reject_the_step():
     d = 1
     fam = gaussian_fullcov(d)
-    step = generic.build_kernel(fam, keyed(lambda X: jnp.where(X[:, 0] > 0, jnp.nan, -X[:, 0] ** 2)), 50, constant(1.0))
+    step = algorithms.build_kernel("alg1", fam, keyed(lambda X: jnp.where(X[:, 0] > 0, jnp.nan, -X[:, 0] ** 2)), 50)
     eta = fullcov_to_natural(jnp.zeros(1), jnp.eye(1))
-    state, info = step(jax.random.key(0), generic.init(eta))
+    state, info = step(jax.random.key(0), kernel.init(eta), 1.0)
     assert not bool(info.accepted)
     np.testing.assert_array_equal(state.eta, eta)
 
@@ -287,13 +287,13 @@ def test_invalid_target_values_reject_the_step():
 # ------------------------------------------------------------------ schedules, run, determinism
 def test_table3_schedules():
     t = jnp.arange(3)
-    s2 = step_size_control.table3(2)
+    s2 = step_size.table3(2)
     np.testing.assert_allclose(s2.eps(t), [1.0, 0.5, 1 / 3])
-    assert step_size_control.table3(1).u2 == 10.0 and np.isinf(step_size_control.table3(5).u2)
-    np.testing.assert_allclose(step_size_control.table3(6).eps(t), 1e-3)
-    np.testing.assert_allclose(step_size_control.linear(2.0, 0.5).eps(t), [0.5, 1 / 2.5, 1 / 3])
+    assert step_size.table3(1).u2 == 10.0 and np.isinf(step_size.table3(5).u2)
+    np.testing.assert_allclose(step_size.table3(6).eps(t), 1e-3)
+    np.testing.assert_allclose(step_size.linear(2.0, 0.5).eps(t), [0.5, 1 / 2.5, 1 / 3])
     with pytest.raises(ValueError):
-        step_size_control.table3(7)
+        step_size.table3(7)
 
 
 def test_run_is_deterministic_and_converges_on_gaussian_target():
@@ -301,16 +301,17 @@ def test_run_is_deterministic_and_converges_on_gaussian_target():
     target = fullcov_to_natural(jnp.array([1.0, -1.0, 0.5]), spd(jax.random.key(2), d))
     fam = gaussian_fullcov(d)
     logt = keyed(lambda X: fam.dot(target, X))
-    step = fc.build_kernel(d, logt, 1000, step_size_control.table3(2), centre=True)
-    s0 = fc.init(fullcov_to_natural(jnp.zeros(d), jnp.eye(d)))
-    _, trace1, info1 = base.run(jax.random.key(5), step, s0, 25)
-    _, trace2, _ = base.run(jax.random.key(5), step, s0, 25)
+    step = algorithms.build_kernel("alg3", gaussian_fullcov(d), logt, 1000, centre=True)
+    sched = step_size.table3(2)
+    s0 = kernel.init(fullcov_to_natural(jnp.zeros(d), jnp.eye(d)))
+    _, trace1, info1 = kernel.run_schedule(jax.random.key(5), step, s0, sched, 25)
+    _, trace2, _ = kernel.run_schedule(jax.random.key(5), step, s0, sched, 25)
     np.testing.assert_array_equal(trace1, trace2)
     assert trace1.shape == (26, fam.num_params) and info1.eps.shape == (25,)
     m, c = fullcov_from_natural(trace1[-1], d)
     m_star, c_star = fullcov_from_natural(target, d)
     np.testing.assert_allclose(m, m_star, atol=0.1)
     np.testing.assert_allclose(c, c_star, atol=0.15 * float(jnp.abs(c_star).max()))
-    _, traces, infos = base.run_repetitions(jax.random.key(6), step, s0, 25, 3)
+    _, traces, infos = kernel.run_repetitions(jax.random.key(6), step, s0, sched, 25, 3)
     assert traces.shape == (3, 26, fam.num_params)
     assert not np.allclose(traces[0, -1], traces[1, -1])

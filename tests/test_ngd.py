@@ -5,10 +5,15 @@ import numpy as np
 import pytest
 
 import lsvi  # noqa: F401
-from lsvi import exact, generic, losses, ngd, targets
-from lsvi.families import gaussian_fullcov, gaussian_meanfield, normalise
-from lsvi.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_from_natural, meanfield_to_natural
-from lsvi.step_size_control import constant, harmonic
+from lsvi.core import quadrature as exact
+from lsvi.core.algorithms import lsvi_generic as generic
+from lsvi.core import losses
+from lsvi.core.algorithms import ngd
+from lsvi.core import targets
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield, normalise
+from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_from_natural, meanfield_to_natural
+from lsvi.core import algorithms, kernel
+from lsvi.core.step_size import constant, harmonic
 
 
 def small_logistic(d=2, n=6, seed=0):
@@ -54,7 +59,7 @@ def test_proposition_2_4_one_ngd_step_is_one_lsvi_step(meanfield, target, num_no
         return out
 
     for eta_ngd, eta_lsvi, node_gap in steps(Z, w):
-        assert node_gap < 1e-13  # NGD's reparameterisation = the nodes of lsvi.exact
+        assert node_gap < 1e-13  # NGD's reparameterisation = the nodes of lsvi.core.quadrature
         np.testing.assert_allclose(eta_ngd, eta_lsvi, rtol=tol, atol=tol)
         assert not np.allclose(eta_ngd, normalise(family, eta), atol=1e-3)  # a real step
 
@@ -62,7 +67,7 @@ def test_proposition_2_4_one_ngd_step_is_one_lsvi_step(meanfield, target, num_no
 def test_meanfield_exact_fim_matches_quadrature():
     family, eta = start(meanfield=True)
     Z, w = exact.gauss_hermite(2, 10)
-    X = ngd.reparameterise(family, eta, Z)
+    X = family.reparameterise(eta, Z)
     F_quad = ngd.fisher_mc(family, X, w)
     np.testing.assert_allclose(ngd.fisher_meanfield_exact(eta, 2), F_quad, rtol=1e-10, atol=1e-12)
     g = jnp.array([0.3, -1.0, 2.0, 0.5])
@@ -99,9 +104,9 @@ def test_ngd_fullcov_converges_on_gaussian_target():
     A = rng.normal(size=(d, d))
     m_star, S_star = jnp.asarray(rng.normal(size=d)), jnp.asarray(A @ A.T / d + 0.5 * np.eye(d))
     family = gaussian_fullcov(d)
-    step = ngd.build_kernel(family, gaussian_target(m_star, S_star), 2000, harmonic())
-    state = ngd.init(fullcov_to_natural(jnp.zeros(d), jnp.eye(d)))
-    _, trace, info = ngd.run(jax.random.PRNGKey(2), step, state, 30)
+    step = algorithms.build_kernel("ngd", family, gaussian_target(m_star, S_star), 2000)
+    state = kernel.init(fullcov_to_natural(jnp.zeros(d), jnp.eye(d)))
+    _, trace, info = kernel.run_schedule(jax.random.PRNGKey(2), step, state, harmonic(), 30)
     assert trace.shape == (31, family.num_params) and info.eps.shape == (30,)
     np.testing.assert_allclose(info.eps, 1.0 / jnp.arange(1, 31))  # no halving was needed
     m, S = fullcov_from_natural(trace[-1], d)
@@ -114,23 +119,25 @@ def test_ngd_meanfield_converges_on_gaussian_target():
     m_star, v_star = jnp.array([1.0, -2.0, 0.5, 0.0]), jnp.array([0.5, 2.0, 1.0, 0.2])
     family = gaussian_meanfield(d)
     # exact FIM here; the Monte Carlo FIM path is the full-covariance test's
-    step = ngd.build_kernel(family, gaussian_target(m_star, jnp.diag(v_star)), 2000, harmonic(), fim="exact")
-    _, trace, _ = ngd.run(jax.random.PRNGKey(3), step, ngd.init(meanfield_to_natural(jnp.zeros(d), jnp.ones(d))), 30)
+    step = algorithms.build_kernel("ngd", family, gaussian_target(m_star, jnp.diag(v_star)), 2000, fim="exact")
+    _, trace, _ = kernel.run_schedule(jax.random.PRNGKey(3), step, kernel.init(meanfield_to_natural(jnp.zeros(d), jnp.ones(d))),
+                                      harmonic(), 30)
     m, v = meanfield_from_natural(trace[-1], d)
     assert losses.kl_gaussian(m, jnp.diag(v), m_star, jnp.diag(v_star)) < 2e-3
 
 
 def test_backtracking_keeps_iterates_valid():
     family = gaussian_fullcov(2)
-    step = ngd.build_kernel(family, small_logistic(), 500, constant(50.0))  # far too large a step
-    _, trace, info = ngd.run(jax.random.PRNGKey(4), step, ngd.init(fullcov_to_natural(jnp.zeros(2), jnp.eye(2))), 5)
+    step = algorithms.build_kernel("ngd", family, small_logistic(), 500)
+    _, trace, info = kernel.run_schedule(jax.random.PRNGKey(4), step, kernel.init(fullcov_to_natural(jnp.zeros(2), jnp.eye(2))),
+                                         constant(50.0), 5)  # far too large a step
     assert np.any(info.num_halvings > 0) and np.all(info.accepted)
     assert all(bool(family.is_valid(e)) for e in trace)
     np.testing.assert_allclose(trace[:, 0], jax.vmap(lambda e: -family.log_partition(e))(trace), rtol=1e-12)
 
 
 def test_rejects_unsupported_family():
-    from lsvi.families import bernoulli
+    from lsvi.core.families import bernoulli
 
     with pytest.raises(ValueError):
-        ngd.build_kernel(bernoulli(3), lambda k, X: X.sum(1), 10, harmonic())
+        algorithms.build_kernel("ngd", bernoulli(3), lambda k, X: X.sum(1), 10)

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from lsvi.config import STANDARD_PARAMS, notebook_parameters
+from lsvi.pipeline.config import STANDARD_PARAMS, notebook_parameters
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("*.ipynb"))

@@ -9,7 +9,7 @@ import pytest
 import pymc as pm  # a missing baseline library must fail, not skip
 
 from lsvi.baselines import pymc_advi, to_natural  # noqa: E402
-from lsvi.families.gaussian import fullcov_from_natural, meanfield_from_natural  # noqa: E402
+from lsvi.core.families.gaussian import fullcov_from_natural, meanfield_from_natural  # noqa: E402
 
 PRIOR_VAR = 25.0
 T = 20_000

@@ -1,4 +1,4 @@
-"""Unit tests of lsvi.rates (helpers of notebooks 12–13: Theorem 3.4, Theorems 4.1 / D.2)."""
+"""Unit tests of lsvi.checks.rates (helpers of notebooks 12–13: Theorem 3.4, Theorems 4.1 / D.2)."""
 import math
 
 import jax
@@ -6,10 +6,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi import base, exact, generic, rates
-from lsvi.families import gaussian_fullcov, gaussian_meanfield
-from lsvi.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
-from lsvi.step_size_control import constant
+from lsvi.core import kernel
+from lsvi.core import quadrature as exact
+from lsvi.core.algorithms import lsvi_generic as generic
+from lsvi.checks import rates
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
+from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
+from lsvi.core.step_size import constant
 
 FAM1 = gaussian_fullcov(1)
 
@@ -127,16 +130,16 @@ def test_loglog_fit_exact_and_noisy():
 
 
 # ------------------------------------------------------------------ stochastic runs and estimators
-def test_run_schedules_matches_base_run():
+def test_run_schedules_uses_the_keys_of_run_and_common_random_numbers():
     log_target = rates.sin_target()
     eta0 = fullcov_to_natural(jnp.array([-1.0]), jnp.array([[4.0]]))
     reg = generic.regression(FAM1, log_target, 20)
     key = jax.random.PRNGKey(3)
     ours = rates.run_schedules(key, FAM1, reg, eta0, np.full((2, 4), 0.6), 2)
-    step = base.build_kernel(FAM1, reg, constant(0.6))
+    step = kernel.build_kernel(FAM1, reg)
     rep_keys = jax.random.split(key, 2)
     for r in range(2):
-        _, trace, _ = base.run(rep_keys[r], step, base.init(eta0), 4)
+        _, trace, _ = kernel.run_schedule(rep_keys[r], step, kernel.init(eta0), constant(0.6), 4)
         np.testing.assert_allclose(ours[0, r], trace, rtol=1e-12)
         np.testing.assert_allclose(ours[1, r], trace, rtol=1e-12)  # common random numbers across rows
 

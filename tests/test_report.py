@@ -8,10 +8,10 @@ import shutil
 
 import pytest
 
-from lsvi.claims import FAIL, NOT_ASSESSABLE, PASS, claim, read_claims, write_claims
-from lsvi.config import load_config
-from lsvi.paths import repo_root
-from lsvi.report import OK, collect, main, source_kind, write_report
+from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, claim, read_claims, write_claims
+from lsvi.pipeline.config import load_config
+from lsvi.pipeline.paths import repo_root
+from lsvi.pipeline.report import OK, collect, main, source_kind, write_report
 
 CONFIG = """
 scale: smoke

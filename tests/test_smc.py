@@ -1,13 +1,13 @@
 """The variable-selection baseline (particles' waste-free tempering SMC) and LSVI helpers of
-`lsvi.smc`, against exact enumeration on a small synthetic problem (d = 10)."""
+`lsvi.experiments.smc`, against exact enumeration on a small synthetic problem (d = 10)."""
 import numpy as np
 import pytest
 
-from lsvi import step_size_control
-from lsvi.smc import (bernoulli_log_q, bernoulli_scores, empirical_measure, exact_lsvi, exact_marginals,
+from lsvi.core import step_size as step_size_control
+from lsvi.experiments.smc import (bernoulli_log_q, bernoulli_scores, empirical_measure, exact_lsvi, exact_marginals,
                       kl_bernoulli_to_posterior, marginal_gap, num_chains, run_lsvi, run_tempering_smc, score_summary,
                       smc_scores)
-from lsvi.variable_selection import log_posterior, vs_posterior
+from lsvi.experiments.variable_selection import log_posterior, vs_posterior
 
 
 def synthetic(n=60, d=10, seed=0):

@@ -6,7 +6,7 @@ import pytest
 from scipy.stats import norm
 
 import lsvi  # noqa: F401
-from lsvi import targets
+from lsvi.core import targets
 
 
 def random_data(seed=0, n=50, d=4):

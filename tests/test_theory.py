@@ -1,12 +1,12 @@
-"""lsvi.theory: exact (quadrature) objects of Section 2 — uKL, KL, NGD, MD, fixed point."""
+"""lsvi.checks.theory: exact (quadrature) objects of Section 2 — uKL, KL, NGD, MD, fixed point."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi import theory as th
-from lsvi.families import gaussian_fullcov, gaussian_meanfield
-from lsvi.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
+from lsvi.checks import theory as th
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
+from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
 
 QUARTIC = th.polynomial_log_target([1.0, 0.8, -0.5, 0.3, -0.1])  # concave, skewed, polynomial
 BANANA = th.banana_log_target(1.0, 0.5, 0.7)

@@ -1,9 +1,10 @@
-"""`lsvi.timing.cost_scaling`: the log–log slope of a cost-per-iteration curve, read only
+"""`lsvi.pipeline.statistics.cost_scaling`: the log–log slope of a cost-per-iteration curve, read only
 where the work that grows with N dominates (Figures 4 and 5, left)."""
 import numpy as np
 import pytest
 
-from lsvi import timing
+from lsvi.checks import statistics
+from lsvi.pipeline import timing
 
 N = np.array([500, 1000, 2000, 5000])
 
@@ -16,14 +17,14 @@ def runs(cost, R=3, rng=0, noise=0.02):
 
 def test_linear_cost_with_a_small_fixed_part_passes():
     b, a = 1e-3, 0.05  # fixed part: 10 % of the cost at N = 500
-    s = timing.cost_scaling(N, runs(a + b * N), a)
+    s = statistics.cost_scaling(N, runs(a + b * N), a)
     assert s.assessable and s.reason == ""
     assert s.passed and 0.85 < s.slope < 1.0 and s.lo < s.slope < s.hi
     assert s.fixed_share == pytest.approx(a / (a + b * 500), rel=0.1) and s.decades == pytest.approx(1.0)
 
 
 def test_quadratic_cost_fails_and_the_interval_excludes_one():
-    s = timing.cost_scaling(N, runs(1e-7 * N**2), 1e-6)
+    s = statistics.cost_scaling(N, runs(1e-7 * N**2), 1e-6)
     assert s.assessable and not s.passed and s.slope == pytest.approx(2.0, abs=0.05) and s.lo > 1.2
 
 
@@ -31,21 +32,21 @@ def test_overhead_dominated_grid_is_not_assessable():
     """A fixed cost 10 x the work at the smallest N flattens the curve: slope far below 1,
     which says nothing about the algorithm."""
     a = 5.0
-    s = timing.cost_scaling(N, runs(a + 1e-3 * N), a)
+    s = statistics.cost_scaling(N, runs(a + 1e-3 * N), a)
     assert not s.assessable and "fixed cost" in s.reason and s.slope < 0.8
 
 
 def test_too_few_sizes_or_too_narrow_a_span_is_not_assessable():
-    s = timing.cost_scaling([1000, 2000], runs(1e-3 * np.array([1000, 2000])), 1e-4)
+    s = statistics.cost_scaling([1000, 2000], runs(1e-3 * np.array([1000, 2000])), 1e-4)
     assert not s.assessable and "2 sizes < 4" in s.reason and np.isnan(s.lo)
-    s = timing.cost_scaling([1000, 1500, 2000, 3000], runs(1e-3 * np.array([1000, 1500, 2000, 3000])), 1e-4)
+    s = statistics.cost_scaling([1000, 1500, 2000, 3000], runs(1e-3 * np.array([1000, 1500, 2000, 3000])), 1e-4)
     assert not s.assessable and "decades" in s.reason
 
 
 def test_one_run_slowed_by_another_process_does_not_move_the_fit():
     cost = runs(1e-3 * N, R=3)
     cost[2, 0] *= 20  # one contended run at N = 2000
-    s = timing.cost_scaling(N, cost, 1e-4)
+    s = statistics.cost_scaling(N, cost, 1e-4)
     assert s.passed and abs(s.slope - 1.0) < 0.05
 
 
@@ -64,7 +65,7 @@ def test_peak_rss_of_a_child_excludes_its_parents_memory():
 
     ballast = np.ones(50_000_000)  # 0.4 GB, touched
     parent = timing.max_rss_gb()
-    out = subprocess.run([sys.executable, "-c", "from lsvi import timing; print(timing.max_rss_gb())"],
+    out = subprocess.run([sys.executable, "-c", "from lsvi.pipeline import timing; print(timing.max_rss_gb())"],
                          capture_output=True, text=True, check=True)
     child = float(out.stdout.strip().splitlines()[-1])
     assert parent > 0.4 + 0.05 and 0.01 < child < parent - 0.3

@@ -1,11 +1,12 @@
-"""Toads movement model, summaries, synthetic likelihood (lsvi.toads) and the RWMH wrapper (lsvi.mcmc)."""
+"""Toads movement model, summaries, synthetic likelihood (lsvi.experiments.toads) and the RWMH wrapper (lsvi.baselines.rwmh)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 import scipy.stats as st
 
-from lsvi import mcmc, toads
+from lsvi.baselines import rwmh as mcmc
+from lsvi.experiments import toads
 
 # jit once per shape: op-by-op (eager) execution would compile every primitive separately
 _draws = jax.jit(toads.draws_from_uniforms, static_argnames="convention")
@@ -229,7 +230,7 @@ def test_run_sequential_times_the_same_chains_as_the_sampler():
 
 
 def test_gaussian_xi_to_theta_maps_the_full_covariance_gaussian_into_the_box():
-    from lsvi.families.gaussian import fullcov_to_natural
+    from lsvi.core.families.gaussian import fullcov_to_natural
 
     m = jnp.array([0.5, -1.0, 2.0])
     C = jnp.array([[0.04, 0.01, 0.0], [0.01, 0.09, 0.0], [0.0, 0.0, 0.01]])

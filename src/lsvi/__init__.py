@@ -1,11 +1,19 @@
 """lsvi: Least Squares Variational Inference (Le Fay, Chopin, Barthelmé, NeurIPS 2025).
 
-A small JAX library: exponential families (`lsvi.families`), the LSVI algorithms
-(`lsvi.generic` = Algorithm 1, `lsvi.gaussian_meanfield` = Algorithm 2,
-`lsvi.gaussian_fullcov` = Algorithm 3), step-size control (`lsvi.step_size_control`,
-Algorithm 4 and Table 3), the natural-gradient baseline (`lsvi.ngd`), log targets
-(`lsvi.targets`) and losses (`lsvi.losses`); plus the replication plumbing used by the
-notebooks (`lsvi.claims`, `lsvi.figures`, `lsvi.config`, `lsvi.datasets`).
+The package has five areas, each importing only the ones before it:
+
+* `lsvi.core`         the algorithm library (families, the LSVI step, Algorithms 1–4, NGD,
+                      losses, quadrature, targets); imports nothing else of the project
+* `lsvi.baselines`    thin wrappers of the libraries the experiments compare with
+* `lsvi.checks`       helpers of the theorem-check notebooks (exact maps, rates, statistics)
+* `lsvi.experiments`  the paper's experiments: data sets, problems, simulators, runners, plots
+* `lsvi.pipeline`     configuration, claims, report, figures, paths, timing, the notebook run
+                      context (imports none of the above)
+
+For your own model, one call (see `lsvi.fit`)::
+
+    result = lsvi.fit(log_density, lsvi.families.gaussian_fullcov(d), num_samples=10_000,
+                      num_steps=50, schedule=lsvi.schedules.harmonic())
 
 float64 is switched on at import, as in the paper (Appendix C.1); call
 ``jax.config.update("jax_enable_x64", False)`` afterwards to work in float32.
@@ -14,4 +22,9 @@ import jax
 
 jax.config.update("jax_enable_x64", True)
 
-__version__ = "0.1.0"
+from lsvi.core import families  # noqa: E402
+from lsvi.core import step_size as schedules  # noqa: E402
+from lsvi.core.api import Fit, fit  # noqa: E402
+
+__all__ = ["fit", "Fit", "families", "schedules"]
+__version__ = "0.2.0"

@@ -7,8 +7,8 @@
 
 Every VI baseline returns a `GaussianTrace`: its Gaussian iterate recorded at some
 iterations, with the wall time elapsed when it was recorded. `to_natural` maps a trace to
-the natural parameters of `lsvi.families` (one row per record), so that the *same* loss
-code (`lsvi.losses.kl_trace`, same draws) scores LSVI, NGD and every baseline.
+the natural parameters of `lsvi.core.families` (one row per record), so that the *same* loss
+code (`lsvi.core.losses.kl_trace`, same draws) scores LSVI, NGD and every baseline.
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lsvi.families.gaussian import fullcov_to_natural, meanfield_to_natural
+from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
 
 
 class GaussianTrace(NamedTuple):

@@ -165,7 +165,7 @@ def _variables(obj, seen=None):
 
 def logistic_logdensity_tf(X_flipped, prior_var):
     """TF float64 log joint B (M, d) -> (M,): log N(β; 0, diag(v)) + Σ_i log σ(x̃_iᵀβ), with
-    log σ(u) = −softplus(−u); the same values as `lsvi.targets.logistic_regression`."""
+    log σ(u) = −softplus(−u); the same values as `lsvi.core.targets.logistic_regression`."""
     import tensorflow as tf
 
     X = tf.constant(np.asarray(X_flipped, np.float64))

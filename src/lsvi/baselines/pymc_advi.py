@@ -18,7 +18,7 @@ With these defaults the mean moves by at most ~1e-3/√10 per iteration, so conv
 slow: on Pima (d = 9), after T = 10⁴ the full-rank standard deviations were still 2–3×
 the Laplace ones; they matched after ≈ 2–3·10⁴ iterations (measured, seed 0).
 
-Model (same target as `lsvi.targets.logistic_logdensity`): one vector variable
+Model (same target as `lsvi.core.targets.logistic_logdensity`): one vector variable
 ``beta ~ N(0, diag(prior_var))`` (so PyMC's flat parameter order is the column order of X)
 and ``pm.Potential`` Σ_i log σ(x̃_iᵀβ) = −Σ_i softplus(−x̃_iᵀβ), x̃_i the flipped rows.
 

@@ -1,0 +1,293 @@
+"""Aggregate the notebooks' claims into ``results/<scale>/claims.csv`` and ``REPLICATION.md``.
+
+``python -m lsvi.pipeline.report results/<scale>`` (the pipeline's ``aggregate`` rule) reads
+``results/<scale>/<stem>/claims.csv`` for every notebook listed in ``config/scales.yaml``
+and writes
+
+* ``results/<scale>/claims.csv``: all rows, notebooks in config order; a notebook that
+  failed or never ran contributes one row ``<stem>:FAILED`` / ``<stem>:MISSING`` with
+  status FAIL, so it cannot be silently omitted;
+* ``results/<scale>/REPLICATION.md``: scale, date and hardware, a summary count, the
+  status of every notebook, then the claims grouped by source (figures, tables,
+  theorems, other) with paper vs measured vs criterion vs PASS / FAIL / NOT ASSESSABLE.
+
+Claims are identified by ``(notebook, id)``: two notebooks may use the same id. A claims
+file that cannot be read (bad columns, unknown status, a duplicate id, rows that name
+another notebook) makes its notebook FAILED in the report; it never stops the report.
+
+A notebook's status is ``OK`` (its claims.csv exists), ``FAILED`` (the pipeline kept
+the partially executed notebook as ``failed.ipynb``) or ``MISSING`` (neither).
+"""
+from __future__ import annotations
+
+import argparse
+import datetime as _dt
+import os
+import platform
+import re
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, Claim, counts, duplicate_keys, read_claims, write_claims
+from lsvi.pipeline.config import DEFAULT_CONFIG, Config, ConfigError, load_config
+
+OK, FAILED, MISSING = "OK", "FAILED", "MISSING"
+KINDS = ("Figures", "Tables", "Theorems", "Other")
+_KIND_PATTERNS = (
+    ("Figures", re.compile(r"^\s*(fig|figure)\b", re.I)),
+    ("Tables", re.compile(r"^\s*(tab|table)\b", re.I)),
+    ("Theorems", re.compile(r"^\s*(thm|theorem|prop|proposition|lem|lemma|cor|corollary|assumption)\b", re.I)),
+)
+
+
+@dataclass
+class NotebookResult:
+    """What one listed notebook left in ``results/<scale>/<stem>/``."""
+
+    stem: str
+    status: str
+    claims: list[Claim] = field(default_factory=list)
+    missing_figures: list[str] = field(default_factory=list)
+    detail: str = ""
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return counts(self.claims)
+
+
+def source_kind(source: str) -> str:
+    """``"Fig. 3"`` -> Figures, ``"Table 2"`` -> Tables, ``"Thm 3.4"`` -> Theorems, else Other."""
+    for kind, pat in _KIND_PATTERNS:
+        if pat.match(source):
+            return kind
+    return "Other"
+
+
+def _natural_key(s: str):
+    return [int(t) if t.isdigit() else t.lower() for t in re.split(r"(\d+)", s)]
+
+
+def collect(cfg: Config, results_dir: str | os.PathLike, scale: str | None = None) -> list[NotebookResult]:
+    """The `NotebookResult` of every notebook listed in ``cfg``, in config order."""
+    results_dir = Path(results_dir)
+    scale = cfg.scale if scale is None else scale
+    out = []
+    for stem in cfg.notebooks:
+        d = results_dir / stem
+        claims_path, failed_path = d / "claims.csv", d / "failed.ipynb"
+        figures = [f for f in cfg.outputs(stem, scale)["figures"] if not (cfg.root / f).is_file()]
+        if failed_path.is_file() and (
+            not claims_path.is_file() or failed_path.stat().st_mtime > claims_path.stat().st_mtime
+        ):
+            out.append(NotebookResult(stem, FAILED, missing_figures=figures,
+                                      detail=f"failed or interrupted; partially executed: {failed_path}"))
+        elif claims_path.is_file():
+            try:
+                claims = _read_notebook_claims(claims_path, stem, scale)
+            except (ValueError, KeyError, OSError, TypeError) as e:
+                out.append(NotebookResult(stem, FAILED, missing_figures=figures, detail=f"unreadable {claims_path}: {e}"))
+                continue
+            out.append(NotebookResult(stem, OK, claims, figures, str(claims_path)))
+        else:
+            out.append(NotebookResult(stem, MISSING, missing_figures=figures, detail=f"no {claims_path}"))
+    return out
+
+
+def _read_notebook_claims(path: Path, stem: str, scale: str) -> list[Claim]:
+    """The claims of notebook ``stem``, with its notebook and scale filled in; ValueError if
+    the file names another notebook or repeats an id."""
+    claims = [replace(c, notebook=c.notebook or stem, scale=c.scale or scale) for c in read_claims(path)]
+    other = sorted({c.notebook for c in claims} - {stem})
+    if other:
+        raise ValueError(f"rows name other notebook(s) {other}")
+    dup = duplicate_keys(claims)
+    if dup:
+        raise ValueError(f"duplicate claim ids {[i for _, i in dup]}")
+    return claims
+
+
+def all_rows(results: list[NotebookResult], scale: str) -> list[Claim]:
+    """All claims, plus one failing row per FAILED / MISSING notebook."""
+    rows: list[Claim] = []
+    for r in results:
+        if r.status == OK:
+            rows += r.claims
+        else:
+            rows.append(Claim(
+                id=f"{r.stem}:{r.status}", source=f"notebook {r.stem}", paper="notebook runs",
+                measured=r.status, criterion="notebook executes and writes claims.csv", status=FAIL,
+                scale=scale, notebook=r.stem, note=r.detail,
+            ))
+    return rows
+
+
+def hardware_info() -> dict[str, str]:
+    """Platform, CPU, core count, Python/jax versions and jax devices (best effort)."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.lower().startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info = {
+        "platform": platform.platform(),
+        "cpu": f"{cpu} ({os.cpu_count()} logical cores)",
+        "python": platform.python_version(),
+    }
+    try:
+        import jax
+
+        info["jax"] = jax.__version__
+        info["jax devices"] = ", ".join(f"{d.platform}:{d.device_kind}" for d in jax.devices())
+    except Exception as e:  # noqa: BLE001 - the report must still be written
+        info["jax devices"] = f"unavailable ({type(e).__name__}: {e})"
+    return info
+
+
+def _cell(v) -> str:
+    return str(v).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(
+    results: list[NotebookResult],
+    scale: str,
+    scale_description: str = "",
+    hardware: dict[str, str] | None = None,
+    date: str | None = None,
+) -> str:
+    """The text of REPLICATION.md."""
+    rows = [c for r in results if r.status == OK for c in r.claims]
+    n = counts(rows)
+    n_status = {s: sum(r.status == s for r in results) for s in (OK, FAILED, MISSING)}
+    date = date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    hardware = hardware if hardware is not None else hardware_info()
+
+    L = [f"# Replication report — scale `{scale}`", ""]
+    L.append(f"- **Scale**: `{scale}`" + (f" — {scale_description}" if scale_description else ""))
+    L.append(f"- **Date**: {date}")
+    for k, v in hardware.items():
+        L.append(f"- **{k}**: {v}")
+    L += ["", "## Summary", ""]
+    L.append(f"**{len(rows)} claims: {n[PASS]} PASS, {n[FAIL]} FAIL, {n[NOT_ASSESSABLE]} NOT ASSESSABLE at this scale.** "
+             f"Notebooks: {n_status[OK]} OK, {n_status[FAILED]} FAILED, {n_status[MISSING]} MISSING "
+             f"(of {len(results)} listed).")
+    bad = [r for r in results if r.status != OK]
+    if bad:
+        L += ["", "**Incomplete run** — notebooks without results: "
+              + ", ".join(f"`{r.stem}` ({r.status})" for r in bad) + "."]
+    for status, label in ((FAIL, "Failing claims"), (NOT_ASSESSABLE, "Not assessable at this scale")):
+        sel = [c for c in rows if c.status == status]
+        if sel:
+            L += ["", f"{label}: " + ", ".join(f"`{c.notebook}:{c.id}`" for c in sel) + "."]
+
+    L += ["", "## Notebooks", "",
+          "| notebook | status | claims | pass | fail | not assessable | missing figures | detail |",
+          "|---|---|---:|---:|---:|---:|---|---|"]
+    for r in results:
+        status = r.status if r.status == OK else f"**{r.status}**"
+        k = r.counts
+        L.append(f"| `{r.stem}` | {status} | {len(r.claims)} | {k[PASS]} | {k[FAIL]} | {k[NOT_ASSESSABLE]} | "
+                 f"{_cell(', '.join(r.missing_figures)) or '-'} | {_cell(r.detail)} |")
+
+    by_kind: dict[str, OrderedDict[str, list[Claim]]] = {k: OrderedDict() for k in KINDS}
+    for c in rows:
+        by_kind[source_kind(c.source)].setdefault(c.source, []).append(c)
+    for kind in KINDS:
+        groups = by_kind[kind]
+        if not groups:
+            continue
+        L += ["", f"## {kind}"]
+        for source in sorted(groups, key=_natural_key):
+            cs = groups[source]
+            k = counts(cs)
+            extra = f", {k[NOT_ASSESSABLE]} not assessable" if k[NOT_ASSESSABLE] else ""
+            L += ["", f"### {source} ({k[PASS]}/{len(cs)} pass{extra})", "",
+                  "| notebook | id | paper | measured | criterion | result | note |",
+                  "|---|---|---|---|---|---|---|"]
+            for c in cs:
+                res = {PASS: "PASS", FAIL: "**FAIL**", NOT_ASSESSABLE: "_NOT ASSESSABLE_"}[c.status]
+                L.append(f"| {_cell(c.notebook)} | `{_cell(c.id)}` | {_cell(c.paper)} | {_cell(c.measured)} | "
+                         f"{_cell(c.criterion)} | {res} | {_cell(c.note)} |")
+    if not rows:
+        L += ["", "_No claims were produced._"]
+    return "\n".join(L) + "\n"
+
+
+def write_report(
+    results_dir: str | os.PathLike,
+    config: str | os.PathLike | Config = DEFAULT_CONFIG,
+    scale: str | None = None,
+    hardware: dict[str, str] | None = None,
+) -> dict[str, int]:
+    """Write ``results_dir/claims.csv`` and ``results_dir/REPLICATION.md``; return counts.
+
+    ``scale`` defaults to the name of ``results_dir`` (``results/<scale>``).
+    """
+    results_dir = Path(results_dir)
+    scale = scale or results_dir.resolve().name
+    cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
+    results = collect(cfg, results_dir, scale)
+    rows = all_rows(results, scale)
+    results_dir.mkdir(parents=True, exist_ok=True)
+    write_claims(results_dir / "claims.csv", rows, scale=scale)
+    text = render_markdown(results, scale, cfg.scales.get(scale, ""), hardware)
+    md = results_dir / "REPLICATION.md"
+    tmp = md.with_name(".REPLICATION.md.tmp")
+    tmp.write_text(text)
+    os.replace(tmp, md)
+    k = counts([c for r in results for c in r.claims])
+    return {
+        "claims": sum(len(r.claims) for r in results),
+        "pass": k[PASS],
+        "fail": k[FAIL],
+        "not_assessable": k[NOT_ASSESSABLE],
+        **{s.lower(): sum(r.status == s for r in results) for s in (OK, FAILED, MISSING)},
+    }
+
+
+def check_report(results_dir: str | os.PathLike) -> list[str]:
+    """Problems of a written report: a missing REPLICATION.md / claims.csv, or any FAILED or
+    MISSING notebook in it. An empty list means the run is complete."""
+    results_dir = Path(results_dir)
+    md, csv_path = results_dir / "REPLICATION.md", results_dir / "claims.csv"
+    missing = [str(p) for p in (md, csv_path) if not p.is_file()]
+    if missing:
+        return [f"{p} does not exist (run the pipeline first)" for p in missing]
+    incomplete = [c.notebook + ": " + c.measured for c in read_claims(csv_path)
+                  if c.id.endswith((f":{FAILED}", f":{MISSING}"))]
+    return [f"notebook {x}" for x in incomplete]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lsvi.pipeline.report", description=__doc__.split("\n")[0])
+    ap.add_argument("results_dir", help="results/<scale>")
+    ap.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
+    ap.add_argument("--scale", default=None, help="scale (default: the name of results_dir)")
+    ap.add_argument("--check", action="store_true",
+                    help="do not write: exit 1 unless the report exists and lists no FAILED / MISSING notebook")
+    args = ap.parse_args(argv)
+    if args.check:
+        problems = check_report(args.results_dir)
+        for p in problems:
+            print(f"report check: {p}", file=sys.stderr)
+        if not problems:
+            print(f"report check: {Path(args.results_dir) / 'REPLICATION.md'} is complete (no FAILED or MISSING notebook)")
+        return 1 if problems else 0
+    try:
+        n = write_report(args.results_dir, args.config, args.scale)
+    except ConfigError as e:
+        print(f"ConfigError: {e}", file=sys.stderr)
+        return 2
+    print(f"{args.results_dir}: {n['claims']} claims, {n['pass']} PASS, {n['fail']} FAIL, "
+          f"{n['not_assessable']} NOT ASSESSABLE; "
+          f"notebooks {n['ok']} OK, {n['failed']} FAILED, {n['missing']} MISSING "
+          f"-> {Path(args.results_dir) / 'REPLICATION.md'}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
