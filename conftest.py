@@ -2,7 +2,7 @@
 
 Notebooks executed by nbval use their parameters-cell defaults, which name the pipeline's
 output paths (``results/smoke/<stem>``, ``figures``). Setting ``$LSVI_OUTPUT_ROOT`` before
-any kernel starts sends those outputs to a temporary directory (`lsvi.paths.resolve_output`),
+any kernel starts sends those outputs to a temporary directory (`lsvi.pipeline.paths.resolve_output`),
 so the test suite never modifies the committed figures or the pipeline's results. The
 directory is removed at the end of the session (set ``LSVI_OUTPUT_ROOT`` yourself to keep
 the outputs).
