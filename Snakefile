@@ -8,6 +8,7 @@
 # Outputs, for scale S:
 #   data/processed/<dataset>.npz                        rule data (one job per dataset)
 #   results/S/<stem>/executed.ipynb, claims.csv          rule nb_<stem> (one per notebook)
+#   results/S/<stem>/benchmark.tsv                       its wall time and peak memory (Snakemake)
 #   figures/S/<figure>.pdf/.png                          written by the notebooks
 #   results/S/claims.csv, results/S/REPLICATION.md      rule aggregate (python -m lsvi.pipeline.report)
 # A notebook is executed by papermill into a temporary file that is renamed only on
@@ -130,6 +131,8 @@ for _stem, _nb in CFG.notebooks.items():
             claims=_out["claims"],
             figures=_out["figures"],
             tables=_out["tables"],
+        benchmark:
+            f"{RESULTS}/{_stem}/benchmark.tsv"
         params:
             py=PY,
             root=str(ROOT),

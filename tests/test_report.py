@@ -179,3 +179,13 @@ def test_check_flags_incomplete_runs(tmp_path, capsys):
     (res / "13_delta" / "failed.ipynb").unlink()
     main([str(res), "--config", cfg])
     assert main([str(res), "--check"]) == 0
+
+
+def test_benchmark_times_appear_in_the_report(tmp_path):
+    res = setup_results(tmp_path)
+    (res / "10_alpha" / "benchmark.tsv").write_text("s\th:m:s\tmax_rss\n125.5\t0:02:05\t2048.0\n")
+    (res / "11_beta" / "benchmark.tsv").write_text("not a benchmark\n")
+    write_report(res, tmp_path / "config" / "scales.yaml", hardware=HW)
+    md = (res / "REPLICATION.md").read_text()
+    assert "| 2.1 min | 2.00 GiB |" in md and "add up to 2.1 min" in md
+    assert md.count("| - | - |") >= 3  # 11_beta (unreadable), 12_gamma, 13_delta

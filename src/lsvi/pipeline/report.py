@@ -51,6 +51,8 @@ class NotebookResult:
     claims: list[Claim] = field(default_factory=list)
     missing_figures: list[str] = field(default_factory=list)
     detail: str = ""
+    wall_s: float | None = None
+    max_rss_mb: float | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -89,10 +91,23 @@ def collect(cfg: Config, results_dir: str | os.PathLike, scale: str | None = Non
             except (ValueError, KeyError, OSError, TypeError) as e:
                 out.append(NotebookResult(stem, FAILED, missing_figures=figures, detail=f"unreadable {claims_path}: {e}"))
                 continue
-            out.append(NotebookResult(stem, OK, claims, figures, str(claims_path)))
+            out.append(NotebookResult(stem, OK, claims, figures, str(claims_path), *read_benchmark(d / "benchmark.tsv")))
         else:
             out.append(NotebookResult(stem, MISSING, missing_figures=figures, detail=f"no {claims_path}"))
     return out
+
+
+def read_benchmark(path: Path) -> tuple[float | None, float | None]:
+    """(wall time s, peak RSS MB) from the ``benchmark.tsv`` Snakemake writes for a rule
+    (columns ``s`` and ``max_rss``), or (None, None)."""
+    import csv
+
+    try:
+        with open(path, newline="") as fh:
+            row = next(csv.DictReader(fh, delimiter="\t"))
+        return float(row["s"]), (float(row["max_rss"]) if row.get("max_rss", "NA") not in ("NA", "-", "") else None)
+    except (OSError, StopIteration, KeyError, ValueError):
+        return None, None
 
 
 def _read_notebook_claims(path: Path, stem: str, scale: str) -> list[Claim]:
@@ -185,13 +200,20 @@ def render_markdown(
             L += ["", f"{label}: " + ", ".join(f"`{c.notebook}:{c.id}`" for c in sel) + "."]
 
     L += ["", "## Notebooks", "",
-          "| notebook | status | claims | pass | fail | not assessable | missing figures | detail |",
-          "|---|---|---:|---:|---:|---:|---|---|"]
+          "| notebook | status | claims | pass | fail | not assessable | wall time | peak RSS | missing figures | detail |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
     for r in results:
         status = r.status if r.status == OK else f"**{r.status}**"
         k = r.counts
+        wall = f"{r.wall_s / 60:.1f} min" if r.wall_s is not None else "-"
+        rss = f"{r.max_rss_mb / 1024:.2f} GiB" if r.max_rss_mb is not None else "-"
         L.append(f"| `{r.stem}` | {status} | {len(r.claims)} | {k[PASS]} | {k[FAIL]} | {k[NOT_ASSESSABLE]} | "
-                 f"{_cell(', '.join(r.missing_figures)) or '-'} | {_cell(r.detail)} |")
+                 f"{wall} | {rss} | {_cell(', '.join(r.missing_figures)) or '-'} | {_cell(r.detail)} |")
+    walls = [r.wall_s for r in results if r.wall_s is not None]
+    if walls:
+        L += ["", f"Wall time and peak memory (process tree) of each notebook from Snakemake's `benchmark.tsv`; "
+              f"they add up to {sum(walls) / 60:.1f} min (notebooks run in parallel as the cores allow, so the "
+              "pipeline's elapsed time is shorter)."]
 
     by_kind: dict[str, OrderedDict[str, list[Claim]]] = {k: OrderedDict() for k in KINDS}
     for c in rows:
