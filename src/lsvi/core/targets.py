@@ -42,20 +42,27 @@ def paper_prior_variance(d: int, intercept: bool = True, variance: float = 25.0,
 
 
 def gaussian_log_prior(B, prior_var):
-    """log N(β; 0, diag(v)) (N,) for B (N, d), v (d,) (normalised)."""
-    return -0.5 * jnp.sum(B**2 / prior_var, axis=1) - 0.5 * jnp.sum(jnp.log(prior_var) + LOG_2PI)
+    """log N(β; 0, diag(v)) (normalised) for B (..., d), v (d,) -> (...): (N,) for a batch
+    (N, d), a scalar for one β (d,)."""
+    return -0.5 * jnp.sum(B**2 / prior_var, axis=-1) - 0.5 * jnp.sum(jnp.log(prior_var) + LOG_2PI)
+
+
+def _as_float64(X_flipped, prior_var):
+    """X̃ (n, d) and prior variances broadcast to (d,), both float64."""
+    X_flipped = jnp.asarray(X_flipped, jnp.float64)
+    return X_flipped, jnp.broadcast_to(jnp.asarray(prior_var, jnp.float64), (X_flipped.shape[1],))
 
 
 @jax.custom_jvp
 def log_sigmoid(u):
-    """log σ(u) = min(u, 0) − log1p(e^{−|u|}), elementwise.
+    """log σ(u) = min(u, 0) − log1p(e^{−|u|}), elementwise, u (...) -> (...).
 
-    Stable at both ends (≈ u for u → −∞, ≈ −e^{−u} for u → +∞; no overflow, no log 0).
-    Same values as `jax.nn.log_sigmoid`, but that one (−softplus(−u) via `logaddexp`)
-    was measured 3–4× slower on CPU, and for small d this elementwise map, not the
-    matrix product, dominates the cost of the target. The custom JVP gives the exact
-    derivative σ(−u) (autodiff of min/abs would give 1 instead of ½ at u = 0) and
-    reuses e^{−|u|}."""
+    Stable at both ends (≈ u for u → −∞, ≈ −e^{−u} for u → +∞; no overflow, no log 0);
+    the same values as `jax.nn.log_sigmoid`. The custom JVP gives the exact derivative
+    σ(−u) (autodiff of min/abs would give 1 instead of ½ at u = 0) and reuses e^{−|u|}."""
+    # Not jax.nn.log_sigmoid (−softplus(−u) via logaddexp): that one was measured 3–4× slower
+    # on CPU, and for small d this elementwise map, not the matrix product, dominates the
+    # cost of the target.
     return jnp.minimum(u, 0.0) - jnp.log1p(jnp.exp(-jnp.abs(u)))
 
 
@@ -67,14 +74,21 @@ def _log_sigmoid_jvp(primals, tangents):
     return jnp.minimum(u, 0.0) - jnp.log1p(t), sigma_minus_u * du
 
 
+def sum_log_sigmoid(U):
+    """Σ_i log σ(u_i) over the last axis: linear predictors U (..., n) -> (...). The
+    log-likelihood of the batched target (U = B X̃ᵀ) and of the single-point one (U = X̃β)."""
+    return jnp.sum(log_sigmoid(U), axis=-1)
+
+
 def _loglik_dense(B, X_flipped):
     """Σ_i log σ(x̃_iᵀβ) (N,) for B (N, d) in one (N × n) product.
 
     The optimisation barrier keeps XLA from fusing the producer of B (e.g. μ + CZ inside
-    an LSVI step) into the product: on CPU that fusion turns the GEMM into a loop and
-    was measured to make the target 2–3× slower inside a jitted step than alone."""
+    an LSVI step) into the product, which would turn the matrix product into a loop."""
+    # On CPU that fusion was measured to make the target 2–3× slower inside a jitted step
+    # than alone.
     B = jax.lax.optimization_barrier(B)
-    return jnp.sum(log_sigmoid(B @ X_flipped.T), axis=1)
+    return sum_log_sigmoid(B @ X_flipped.T)
 
 
 def resolve_chunk_size(num_draws: int, n: int, chunk_size: Optional[int], max_elements: float) -> Optional[int]:
@@ -131,8 +145,7 @@ def logistic_regression(X_flipped, prior_var, chunk_size: Optional[int] = None, 
     chunk_size: draws per chunk (default: chosen so that chunk·n ≤ ``max_elements``;
     no chunking when N·n ≤ ``max_elements``). The key is ignored (deterministic target).
     """
-    X_flipped = jnp.asarray(X_flipped, jnp.float64)
-    prior_var = jnp.broadcast_to(jnp.asarray(prior_var, jnp.float64), (X_flipped.shape[1],))
+    X_flipped, prior_var = _as_float64(X_flipped, prior_var)
     loglik = logistic_loglik(X_flipped, chunk_size, max_elements)
 
     def log_target(key, B):
@@ -144,13 +157,13 @@ def logistic_regression(X_flipped, prior_var, chunk_size: Optional[int] = None, 
 
 def logistic_logdensity(X_flipped, prior_var):
     """Single-point version ``logdensity(beta (d,)) -> scalar`` for autodiff users
-    (NGD, blackjax ADVI/MCMC): same value as `logistic_regression` at B = beta[None]."""
-    X_flipped = jnp.asarray(X_flipped, jnp.float64)
-    prior_var = jnp.broadcast_to(jnp.asarray(prior_var, jnp.float64), (X_flipped.shape[1],))
+    (Blackjax VI and NUTS): the log joint of `logistic_regression` at B = beta[None], from
+    the same prior and log-likelihood functions, with one matrix–vector product X̃β (equal
+    values up to the rounding of the product; no chunking, no optimisation barrier)."""
+    X_flipped, prior_var = _as_float64(X_flipped, prior_var)
 
     def logdensity(beta):
-        prior = -0.5 * jnp.sum(beta**2 / prior_var) - 0.5 * jnp.sum(jnp.log(prior_var) + LOG_2PI)
-        return prior + jnp.sum(log_sigmoid(X_flipped @ beta))
+        return gaussian_log_prior(beta, prior_var) + sum_log_sigmoid(X_flipped @ beta)
 
     return logdensity
 
@@ -183,9 +196,8 @@ def subsampled_logistic_regression(
       a float: c as given.
     (Table 2 gives P = 1000 for Census, the text of Appendix C.2 says P = 10⁴.)
     """
-    X_flipped = jnp.asarray(X_flipped, jnp.float64)
-    n, d = X_flipped.shape
-    prior_var = jnp.broadcast_to(jnp.asarray(prior_var, jnp.float64), (d,))
+    X_flipped, prior_var = _as_float64(X_flipped, prior_var)
+    n = X_flipped.shape[0]
     if scale == "paper":
         c = 1.0
     elif scale == "unbiased":
