@@ -410,6 +410,12 @@ def make_log_target(observed_summary, num_sims: int = NUM_SIMS, space: str = "bo
     return log_target
 
 
+def pointwise(log_target):
+    """``log_target(key, x (3,)) -> scalar`` from a batched ``log_target(key, X (N, 3)) -> (N,)``
+    (`make_log_target`), for the random-walk MCMC of `lsvi.baselines.rwmh`."""
+    return lambda key, x: log_target(key, x[None])[0]
+
+
 # --------------------------------------------------------------------------- observed data
 @partial(jax.jit, static_argnames=("convention",))
 def observed_data(seed: int = OBSERVED_SEED, theta=THETA_STAR, convention: str = "paper"):
