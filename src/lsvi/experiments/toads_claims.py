@@ -8,15 +8,7 @@ the functions below. The claims come as dicts of the keyword arguments of
 `lsvi.pipeline.notebook.Run.claim`, with the criteria that the notebook's markdown states before
 its claims cell.
 
-References
-----------
-Frazier, D. T., Nott, D. J., Drovandi, C. and Kohn, R. (2023). Bayesian inference using synthetic
-likelihood: asymptotics and adjustments. JASA 118(544), 2821–2832.
-Marchand, P., Boenke, M. and Green, D. M. (2017). A stochastic movement model reproduces patterns
-of site fidelity and long-distance dispersal in a population of Fowler's toads (Anaxyrus fowleri).
-Ecological Modelling 360, 63–69.
-Price, L. F., Drovandi, C. C., Lee, A. and Nott, D. J. (2018). Bayesian synthetic likelihood.
-Journal of Computational and Graphical Statistics 27(1), 1–11.
+The model and the papers it follows: `lsvi.experiments.toads`.
 """
 from __future__ import annotations
 
