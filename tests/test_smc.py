@@ -1,13 +1,16 @@
-"""The variable-selection baseline (particles' waste-free tempering SMC) and LSVI helpers of
-`lsvi.experiments.smc`, against exact enumeration on a small synthetic problem (d = 10)."""
+"""The variable-selection baseline (particles' waste-free tempering SMC, `lsvi.experiments.smc`), LSVI
+(`lsvi.experiments.variable_selection_lsvi`) and the scores of Figure 8
+(`lsvi.experiments.variable_selection_scores`), against exact enumeration on a small synthetic problem
+(d = 10), and the fresh-process command line (`lsvi.experiments.variable_selection_cli`)."""
 import numpy as np
 import pytest
 
-from lsvi.core import step_size as step_size_control
-from lsvi.experiments.smc import (bernoulli_log_q, bernoulli_scores, empirical_measure, exact_lsvi, exact_marginals,
-                      kl_bernoulli_to_posterior, marginal_gap, num_chains, run_lsvi, run_tempering_smc, score_summary,
-                      smc_scores)
+from lsvi.core import step_size
+from lsvi.experiments.smc import num_chains, run_tempering_smc
 from lsvi.experiments.variable_selection import log_posterior, vs_posterior
+from lsvi.experiments.variable_selection_lsvi import exact_lsvi, exact_marginals, kl_bernoulli_to_posterior, run_lsvi
+from lsvi.experiments.variable_selection_scores import (bernoulli_log_q, bernoulli_scores, empirical_measure,
+                                                        marginal_gap, score_summary, smc_scores)
 
 
 def synthetic(n=60, d=10, seed=0):
@@ -70,7 +73,7 @@ def test_evaluators_agree(problem):
 def test_lsvi_estimates_the_exact_iteration(problem):
     """Algorithm 1 with N draws vs the same iteration with exact expectations (ε = 0.5)."""
     *_, post, marg, _ = problem
-    sched = step_size_control.constant(0.5)
+    sched = step_size.constant(0.5)
     ex = exact_lsvi(post, 10, sched)
     res = run_lsvi(post, 5000, 10, sched, num_reps=1, seed=0)
     assert res.probs.shape == (1, 10) and res.num_evaluations == 5000 * 10
@@ -83,7 +86,7 @@ def test_full_steps_can_cycle(problem):
     """With ε = 1 (schedule 3) the exact LSVI iteration on this correlated posterior ends in
     a 2-cycle instead of converging (a property of the map, not of Monte Carlo noise)."""
     *_, post, _, _ = problem
-    ex = exact_lsvi(post, 20, step_size_control.constant(1.0))
+    ex = exact_lsvi(post, 20, step_size.constant(1.0))
     np.testing.assert_allclose(ex[-1], ex[-3], atol=1e-6)
     assert np.max(np.abs(ex[-1] - ex[-2])) > 0.3
 
@@ -137,8 +140,27 @@ def test_rejected_steps_are_reported(problem):
     constant in the draws: the regression is singular, the step is rejected and η stays put.
     `run_lsvi` reports it (``accepted``) instead of passing a frozen run for a fixed point."""
     *_, post, _, _ = problem
-    frozen = run_lsvi(post, 30, 3, step_size_control.constant(0.5), num_reps=1, seed=0, clip=1e-3, p0=1e-3)
+    frozen = run_lsvi(post, 30, 3, step_size.constant(0.5), num_reps=1, seed=0, clip=1e-3, p0=1e-3)
     assert frozen.accepted.shape == (1, 3) and not frozen.accepted.any()
     np.testing.assert_allclose(frozen.etas[0, -1], frozen.etas[0, 0])
-    fine = run_lsvi(post, 2000, 3, step_size_control.constant(0.5), num_reps=1, seed=0)
+    fine = run_lsvi(post, 2000, 3, step_size.constant(0.5), num_reps=1, seed=0)
     assert fine.accepted.all()
+
+
+def test_command_line_writes_the_runs_of_one_method(tmp_path, capsys):
+    """`python -m lsvi.experiments.variable_selection_cli lsvi ...` (notebook 30's fresh-process
+    runs), in-process on 3 predictors of Concrete + the intercept: one JSON line and the arrays."""
+    import json
+
+    from lsvi.experiments import variable_selection_cli
+    from lsvi.pipeline.paths import DATA_DIR
+
+    out = tmp_path / "lsvi.npz"
+    assert variable_selection_cli.main(["lsvi", "--num-samples", "300", "--num-steps", "3", "--eps", "0.5", "--runs", "2",
+                                        "--subset", "3", "--data-dir", DATA_DIR, "--out", str(out)]) == 0
+    info = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert info["method"] == "lsvi" and info["d"] == 4 and len(info["times_s"]) == 2
+    assert info["evaluations_per_run"] == 900 and info["max_rss_gib"] > 0
+    with np.load(out) as f:
+        assert f["probs"].shape == (2, 4) and f["etas"].shape == (2, 4, 5) and f["accepted"].shape == (2, 3)
+        assert np.all((f["probs"] >= 1e-3) & (f["probs"] <= 1 - 1e-3))

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import scipy.stats as st
 
-from lsvi.baselines import rwmh as mcmc
+from lsvi.baselines import rwmh
 from lsvi.experiments import toads
 
 # jit once per shape: op-by-op (eager) execution would compile every primitive separately
@@ -201,7 +201,7 @@ def test_transforms_and_log_targets(monkeypatch):
 # ----------------------------------------------------------------------------- MCMC wrapper
 def test_rwmh_keeps_the_current_estimate_and_samples_a_gaussian():
     noisy = lambda key, x: -0.5 * jnp.sum(x**2) + 0.3 * jax.random.normal(key)
-    tr = mcmc.run_chains(jax.random.PRNGKey(10), noisy, jnp.zeros((2, 2)), jnp.full(2, 1.5), 1500)
+    tr = rwmh.run_chains(jax.random.PRNGKey(10), noisy, jnp.zeros((2, 2)), jnp.full(2, 1.5), 1500)
     acc = np.asarray(tr.is_accepted)
     ld = np.asarray(tr.logdensity)
     # pseudo-marginal: a rejected step keeps the log-density estimate of the current state
@@ -210,20 +210,20 @@ def test_rwmh_keeps_the_current_estimate_and_samples_a_gaussian():
     x = np.asarray(tr.positions)[:, 200:].reshape(-1, 2)
     assert np.all(np.abs(x.mean(0)) < 0.2) and np.all(np.abs(x.var(0) - 1) < 0.25)
     # MCWM variant: the current state is re-estimated, so the kept value changes
-    tr2 = mcmc.run_chains(jax.random.PRNGKey(11), noisy, jnp.zeros((1, 2)), jnp.full(2, 1.5), 100,
+    tr2 = rwmh.run_chains(jax.random.PRNGKey(11), noisy, jnp.zeros((1, 2)), jnp.full(2, 1.5), 100,
                           refresh_current=True)
     a2, l2 = np.asarray(tr2.is_accepted)[0], np.asarray(tr2.logdensity)[0]
     assert np.any(l2[1:][~a2[1:]] != l2[:-1][~a2[1:]])
 
 
 def test_run_sequential_times_the_same_chains_as_the_sampler():
-    """`mcmc.run_sequential` compiles once and times one run per key; its chains are those of
+    """`rwmh.run_sequential` compiles once and times one run per key; its chains are those of
     the jitted sampler called directly with the same key (timing changes nothing)."""
     noisy = lambda key, x: -0.5 * jnp.sum(x**2) + 0.1 * jax.random.normal(key)
-    sampler = mcmc.build_sampler(noisy, jnp.full(2, 1.0), 50)
+    sampler = rwmh.build_sampler(noisy, jnp.full(2, 1.0), 50)
     keys = jax.random.split(jax.random.PRNGKey(3), 2)
     x0 = jnp.zeros((3, 2))
-    out = mcmc.run_sequential(sampler, keys, x0)
+    out = rwmh.run_sequential(sampler, keys, x0)
     assert out.traces.positions.shape == (2, 3, 50, 2) and out.times.shape == (2,) and np.all(out.times > 0)
     np.testing.assert_array_equal(out.traces.positions[1], np.asarray(sampler(keys[1], x0).positions))
     assert not np.array_equal(out.traces.positions[0], out.traces.positions[1])

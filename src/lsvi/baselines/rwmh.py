@@ -24,6 +24,13 @@ as the synthetic likelihood ``log_target(key, x)``:
 
 Proposal scale: Blackjax's ``normal(sigma)`` takes ``sigma`` as the standard deviation
 (vector) or a matrix square root Σ^{1/2} (the noise is ``sigma @ z``).
+
+References
+----------
+Andrieu, C. and Roberts, G. O. (2009). The pseudo-marginal approach for efficient Monte Carlo
+computations. Annals of Statistics 37(2), 697–725.
+Price, L. F., Drovandi, C. C., Lee, A. and Nott, D. J. (2018). Bayesian synthetic likelihood.
+Journal of Computational and Graphical Statistics 27(1), 1–11.
 """
 from __future__ import annotations
 

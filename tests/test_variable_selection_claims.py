@@ -1,0 +1,138 @@
+"""The claims and tables of notebook 30 (`lsvi.experiments.variable_selection_claims`): each
+criterion passes, fails or is NOT ASSESSABLE on hand-made runs whose answer is known."""
+import numpy as np
+import pytest
+
+from lsvi.experiments import variable_selection_claims as vsc  # short name for the many calls below
+from lsvi.experiments.variable_selection_scores import ScoreSummary
+
+CFG = vsc.Settings(lsvi_num_samples=500, lsvi_num_steps=10, lsvi_repetitions=2, eps_alt=0.5,
+                   smc_num_particles=1000, smc_len_chain=50, smc_runs=2)
+
+
+def by_id(rows):
+    return {r["id"]: r for r in rows}
+
+
+def smc_out(marginals, log_evidence, times=(30.0, 30.0)):
+    marginals = np.asarray(marginals, float)
+    S, d = marginals.shape
+    return {"marginals": marginals, "log_evidence": np.asarray(log_evidence, float), "times_s": list(times),
+            "num_evaluations": np.full(S, 2000), "max_rss_gib": 0.5,
+            "theta": np.zeros((S, 4, d), bool), "W": np.full((S, 4), 0.25)}
+
+
+def lsvi_out(probs, accepted=None, times=(5.0, 5.0), T=10):
+    probs = np.asarray(probs, float)
+    R, d = probs.shape
+    logit = np.log(probs / (1 - probs))
+    etas = np.concatenate([np.zeros((R, T + 1, 1)), np.repeat(logit[:, None, :], T + 1, axis=1)], axis=2)
+    accepted = np.ones((R, T), bool) if accepted is None else accepted
+    return {"probs": probs, "etas": etas, "accepted": accepted, "times_s": list(times), "compile_s": 1.0,
+            "max_rss_gib": 0.4, "evaluations_per_run": 500 * T}
+
+
+def test_frozen_reads_the_last_five_steps():
+    acc = np.ones((2, 10), bool)
+    late, early = acc.copy(), acc.copy()
+    late[1, -2] = False
+    early[0, 2] = False
+    assert vsc.frozen({1.0: {"accepted": acc}, 0.5: {"accepted": late}}) == {1.0: False, 0.5: True}
+    assert vsc.frozen({1.0: {"accepted": early}}) == {1.0: False}
+
+
+def test_smc_agreement_fails_when_runs_disagree_and_is_not_assessable_with_one_run():
+    agree = vsc.smc_agreement(smc_out([[0.2, 0.9], [0.25, 0.95]], [-10.0, -10.5]), CFG)
+    assert agree.marginals_ok and agree.logz_ok
+    assert [r["passed"] for r in agree.rows] == [True, True]
+    np.testing.assert_allclose(agree.spread, [0.05, 0.05])
+    apart = vsc.smc_agreement(smc_out([[0.2, 0.9], [0.6, 0.9]], [-10.0, -13.0]), CFG)
+    assert not apart.marginals_ok and not apart.logz_ok
+    assert [r["passed"] for r in apart.rows] == [False, False]
+    assert "max 0.400 (predictor 0)" in apart.rows[0]["measured"]
+    single = vsc.smc_agreement(smc_out([[0.2, 0.9]], [-10.0]), CFG._replace(smc_runs=1))
+    assert not single.marginals_ok and np.all(np.isnan(single.spread))
+    assert not any(r["assessable"] for r in single.rows)
+
+
+def test_figure2_claims_count_the_predictors_off_by_more_than_0_2():
+    d = 20
+    p_smc = np.full(d, 0.5)
+    near = np.tile(p_smc + 0.05, (2, 1))
+    far = near.copy()
+    far[:, :10] = 0.95  # 10 of 20 predictors off by 0.45
+    out = smc_out(np.tile(p_smc, (2, 1)), [-1.0, -1.0])
+    agree = vsc.smc_agreement(out, CFG)
+    rows = by_id(vsc.figure2_claims({1.0: near, 0.5: far}, out, agree, {1.0: False, 0.5: False}, CFG))
+    assert rows["fig02-lsvi-eps1-vs-smc"]["passed"] and not rows["fig02-lsvi-eps0.5-vs-smc"]["passed"]
+    assert "10 of 20 predictors" in rows["fig02-lsvi-eps0.5-vs-smc"]["measured"]
+    frozen = by_id(vsc.figure2_claims({1.0: near, 0.5: far}, out, agree, {1.0: True, 0.5: False}, CFG))
+    assert not frozen["fig02-lsvi-eps1-vs-smc"]["assessable"] and frozen["fig02-lsvi-eps0.5-vs-smc"]["assessable"]
+    table = vsc.marginals_table({1.0: near, 0.5: far}, out, agree, CFG)
+    assert list(table.columns) == ["SMC", "SMC spread", "LSVI eps=1", "LSVI eps=0.5", "LSVI eps=1 width",
+                                   "LSVI eps=0.5 width"] and len(table) == d
+
+
+def test_settling_claims_pass_on_a_fixed_point_and_fail_on_a_cycle():
+    fixed = lsvi_out([[0.3, 0.7], [0.3, 0.7]])
+    cycling = lsvi_out([[0.3, 0.7], [0.3, 0.7]])
+    cycling["etas"][:, 1::2, 1:] += 1.0  # p jumps back and forth at every step
+    rows = by_id(vsc.settling_claims({1.0: cycling, 0.5: fixed}, {1.0: False, 0.5: False}, CFG))
+    assert not rows["vs-lsvi-eps1-settles"]["passed"] and rows["vs-lsvi-eps0.5-settles"]["passed"]
+    assert rows["vs-eps1-vs-eps05"]["passed"]  # same final probabilities
+    moved = lsvi_out([[0.5, 0.9], [0.5, 0.9]])
+    assert not by_id(vsc.settling_claims({1.0: fixed, 0.5: moved}, {1.0: False, 0.5: False}, CFG))[
+        "vs-eps1-vs-eps05"]["passed"]
+
+
+def test_figure8_claims_compare_elbos_and_flag_an_elbo_above_log_z():
+    s = lambda elbo, se=0.1: ScoreSummary(elbo, 1.0, se, elbo + 1.0, 1000)
+    summaries = {"i) p = (1/2, ..., 1/2, 1)": s(-120.0), vsc.lsvi_label(1.0): s(-100.0), vsc.lsvi_label(0.5): s(-101.0),
+                 "iii) SMC marginals": s(-105.0), "SMC empirical measure": ScoreSummary(-99.0, 1.0, np.nan, np.nan, 50)}
+    agree = vsc.smc_agreement(smc_out([[0.5], [0.5]], [-98.0, -98.5]), CFG)
+    rows = by_id(vsc.figure8_claims(summaries, [-98.0, -98.5], agree, {1.0: False, 0.5: False}, CFG))
+    assert rows["fig08-lsvi-elbo-vs-smc-marginals"]["passed"]
+    assert "ii) LSVI, eps = 1:" in rows["fig08-lsvi-elbo-vs-smc-marginals"]["measured"]  # the better step size
+    assert rows["fig08-elbo-below-log-evidence"]["passed"]
+    low = by_id(vsc.figure8_claims(summaries, [-104.0, -104.5], agree, {1.0: False, 0.5: False}, CFG))
+    assert not low["fig08-elbo-below-log-evidence"]["passed"]
+    assert "(SMC empirical measure)" in low["fig08-elbo-below-log-evidence"]["measured"]
+
+
+def test_table1_claims_are_assessable_only_at_the_paper_ratio_and_long_runs():
+    lsvi = {1.0: lsvi_out([[0.3]] * 2, times=(12.0, 12.0)), 0.5: lsvi_out([[0.3]] * 2)}
+    out = smc_out([[0.3], [0.3]], [-1.0, -1.0], times=(40.0, 44.0))
+    rows = by_id(vsc.table1_claims(lsvi, out, CFG, "cpu"))
+    cheaper = rows["table01-vs-lsvi-cheaper-than-smc"]
+    assert cheaper["assessable"] and cheaper["passed"] and "ratio SMC/LSVI 3.50" in cheaper["measured"]
+    short = by_id(vsc.table1_claims({1.0: lsvi_out([[0.3]] * 2, times=(1.0, 1.0)), 0.5: lsvi[0.5]}, out, CFG, "cpu"))
+    assert not short["table01-vs-lsvi-cheaper-than-smc"]["assessable"]
+    other_n = by_id(vsc.table1_claims(lsvi, out, CFG._replace(lsvi_num_samples=900), "cpu"))
+    assert not other_n["table01-vs-lsvi-cheaper-than-smc"]["assessable"]
+    assert rows["table01-vs-lsvi-memory"]["passed"] and rows["table01-vs-smc-memory"]["passed"]
+    table = vsc.table1(lsvi, out, CFG, "cpu")
+    assert len(table) == 3 and table["runtime mean (s)"].tolist() == [12.0, 5.0, 42.0]
+    assert table["paper max RSS (GB)"].tolist()[::2] == [0.42, 0.45]
+    assert "Absolute times are not comparable" in vsc.table1_markdown(table, "cpu")
+
+
+def test_exact_claims_detect_a_two_cycle_of_the_exact_iteration():
+    p = np.array([0.2, 0.8, 1.0])
+    cycle = np.array([p, p + [0.3, 0, 0], p, p + [0.3, 0, 0]])
+    still = np.array([p, p, p])
+    ex = vsc.ExactCheck(p, -5.0, {1.0: cycle, 0.5: still}, {1.0: np.tile(p, (2, 1)), 0.5: np.tile(p + 0.01, (2, 1))},
+                        None, {1.0: 0.1, 0.5: 0.05}, 0.02, 2, 5000, 2, 2000, 20)
+    ex = ex._replace(smc_run=type("R", (), {"marginals": p + 0.02, "log_evidence": -5.2})())
+    rows = by_id(vsc.exact_claims(ex, CFG))
+    assert not rows["vs-exact-eps1-converges"]["passed"] and "0.3" in rows["vs-exact-eps1-converges"]["measured"]
+    assert rows["vs-exact-smc"]["passed"] and rows["vs-exact-smc-log-evidence"]["passed"]
+    assert rows["vs-exact-lsvi-mc-error"]["passed"] and rows["vs-exact-lsvi-approximation"]["passed"]
+    assert "8 models enumerated" in rows["vs-exact-smc"]["note"] and ex.dim == 3
+    bad = ex._replace(smc_run=type("R", (), {"marginals": p + 0.2, "log_evidence": -6.0})())
+    rows = by_id(vsc.exact_claims(bad, CFG))
+    assert not rows["vs-exact-smc"]["passed"] and not rows["vs-exact-smc-log-evidence"]["passed"]
+
+
+@pytest.mark.parametrize("eps", [1.0, 0.5])
+def test_lsvi_label_matches_figure8_keys(eps):
+    assert vsc.lsvi_label(eps) == f"ii) LSVI, eps = {eps:g}"
