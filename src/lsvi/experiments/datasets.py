@@ -594,5 +594,46 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+
+# --------------------------------------------------------------------------------------
+# Breast cancer (scikit-learn's bundled WDBC) and Boston housing (particles 0.4), for the
+# online-VI experiments of Alquier's slides (notebook 52). Not in `ALL`: small enough to be
+# built from the verified raw file on each use (`build`), so nothing is cached for them.
+
+BREAST_FILE = RawFile("scikit-learn", "1.9.1", "sklearn/datasets/data/breast_cancer.csv",
+                      "fed3eb72d0575ef6192293f5093c6e801b1476b577d0386bf4455504522172ed")
+BOSTON_FILE = RawFile("particles", "0.4", "particles/datasets/boston_house_prices.csv",
+                      "d98212636026544fc9b9c0f372e5f819872e6fa6fa757ab025efdda22180f2d6")
+BOSTON_PREDICTORS = ["CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX", "PTRATIO", "B",
+                     "LSTAT"]
+
+
+def build_breast() -> Dataset:
+    """Wisconsin diagnostic breast cancer: raw (569, 31) -> X (569, 31) = intercept + 30 rescaled
+    features (Appendix C.2 rescaling, as Pima). First line of the file is a header
+    ("569,30,malignant,benign"); last column 0 = malignant -> y=+1, 1 = benign -> y=-1."""
+    raw = np.loadtxt(verified_path(BREAST_FILE), delimiter=",", skiprows=1)
+    X, cols = logistic_design(raw[:, :-1], [f"feature{j:02d}" for j in range(30)])
+    return logistic_dataset("breast", X, to_pm1(raw[:, -1] == 0), cols, {
+        "raw_shape": list(raw.shape), "positive_class": "malignant (label 0)"})
+
+
+def build_boston() -> Dataset:
+    """Boston housing: raw (506, 14) -> X (506, 14) = intercept + 13 predictors rescaled as in
+    Appendix C.2 (CHAS binary: centred, range 1; others: mean 0, sd 0.5); y = MEDV centred and
+    scaled to sd 1 (ddof 0), so that the unit-variance Gaussian likelihood is on the data's scale."""
+    raw = np.loadtxt(verified_path(BOSTON_FILE), delimiter=",", skiprows=2)
+    X, cols = logistic_design(raw[:, :-1], BOSTON_PREDICTORS)
+    medv = raw[:, -1]
+    return Dataset("boston", X, (medv - medv.mean()) / medv.std(), None, cols, {
+        "task": "regression", "raw_shape": list(raw.shape),
+        "response": f"MEDV standardised (mean {medv.mean():.4f}, sd {medv.std():.4f}, in $1000)"})
+
+
+BUILDERS.update(breast=build_breast, boston=build_boston)
+RAW_FILES.update(breast=(BREAST_FILE,), boston=(BOSTON_FILE,))
+LICENCES.update(breast="CC BY 4.0 (UCI)", boston="unstated (StatLib; distributed with particles, MIT)")
+
+
 if __name__ == "__main__":
     sys.exit(main())
