@@ -1,0 +1,140 @@
+"""Figures of the theorem-check notebooks (10–14): one function per figure, returning the
+matplotlib figure (the notebook saves it with `lsvi.pipeline.notebook.Run.save_figure`)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lsvi.checks import convergence, exactness
+
+
+def thm_convergence_rates(floor: convergence.Floor, bias: convergence.Bias, est: convergence.Estimators,
+                          local: convergence.LocalConstants, regimes: convergence.Regimes,
+                          avg: convergence.StochasticAverage, n_grid, alpha_factors, num_steps: int,
+                          precision_floor: float):
+    """Figure ``thm_convergence_rates`` (notebook 12, Theorem 3.4), 2 × 3 panels: (a) the floor
+    in N with the linearised C/N; (a′) the one-step bias (Lemma D.9); (a″) N·MSE of the three
+    estimators of Remark 3.7; (b) exact descent, last iterate and ω̄_k; (b′) ω̄_k over the bound's
+    first term of eq. (12); (c) stochastic E[l(ω̄_k)] − l* at the smallest N without blown-up runs
+    and the largest N against the exact ω̄_k."""
+    fig, ax = plt.subplots(2, 3, figsize=(16, 8.5))
+    nn = np.asarray(n_grid, float)
+    alphas = local.alphas
+    k = np.arange(1, len(regimes.exact_avg[alphas[0]]) + 1)
+    # panel (c): the smallest N whose runs all stayed in the basin (for every α), and the largest N
+    n_small = next((n for n in n_grid if all(avg.blowups[n, a] == 0 for a in alphas)), n_grid[-1])
+    for alg, mk, col in (("alg1", "o", "C0"), ("alg3", "s", "C3")):
+        if alg not in floor.floor:
+            continue
+        y = floor.floor[alg]
+        fin = np.all(np.isfinite(y) & (y < convergence.BLOWN_UP), axis=0)
+        m_, s_ = np.nanmean(y, 0), np.nanstd(y, 0) / np.sqrt(y.shape[0])
+        ax[0, 0].errorbar(nn[fin], m_[fin], yerr=2 * s_[fin], fmt=mk, color=col, label=f"{alg}: measured (±2 se)")
+        ax[0, 0].plot(nn, floor.pred[alg] / nn, "--", color=col, label=f"{alg}: linearised C/N, C = {floor.pred[alg]:.2f}")
+    fit1, keep1 = floor.fit["alg1"]
+    slope_txt = f"slope {fit1.slope:.2f}" if fit1 is not None and keep1.size >= 4 else f"slope not assessable ({keep1.size} N)"
+    ax[0, 0].set(xscale="log", yscale="log", xlabel="N", ylabel="E[l(η̂_t)] − l*  (t ≥ burn-in)",
+                 title=f"(a) floor, constant ε = 1/L̂; alg1 {slope_txt}")
+    ax[0, 0].legend(fontsize=7)
+    ax[0, 1].errorbar(nn, bias.norm, yerr=2 * bias.se, fmt="o", label="Alg 1 (OLS): ‖E η̂' − φ(η*)‖")
+    ax[0, 1].plot(nn, 0.5 * bias.norm[0] * nn[0] / nn, "k:", label="∝ 1/N (guide, ×0.5)")
+    wn = np.array([np.linalg.norm(bias.stats[n].wht_bias) for n in n_grid])
+    wse = np.array([np.linalg.norm(bias.stats[n].wht_se) for n in n_grid])
+    ax[0, 1].errorbar(nn, wn, yerr=2 * wse, fmt="s", label="Alg 3: ‖E η̂' − φ(η*)‖ (≈ MC noise)")
+    bias_txt = f"slope {bias.fit.slope:.2f}" if len(n_grid) >= 4 else f"slope not assessable ({len(n_grid)} N)"
+    ax[0, 1].set(xscale="log", yscale="log", xlabel="N", ylabel="norm of the mean error",
+                 title=f"(a′) one-step bias (Lemma D.9), {bias_txt}")
+    ax[0, 1].legend(fontsize=7)
+    for col, (name, lab) in zip(("C0", "C1", "C2"), (("OLS", "OLS (Alg 1)"), ("two-sample", "two-sample (Thm 3.4)"),
+                                                      ("exact FIM", "exact FIM (= Alg 2–3)"))):
+        for pname, ls in (("η*", "-"), ("η0", "--")):
+            sub = est.table[est.table.point == pname]
+            ax[0, 2].plot(sub.N, sub[f"N·MSE {name}"], "o" + ls, color=col, ms=4, label=f"{lab} at {pname}")
+    ax[0, 2].axhline(np.trace(floor.V["alg1"]), color="C0", ls=":", lw=0.8, label="tr V, OLS at η*")
+    ax[0, 2].axhline(np.trace(floor.V["alg3"]), color="C2", ls=":", lw=0.8, label="tr V, exact FIM at η*")
+    ax[0, 2].set(xscale="log", yscale="log", xlabel="N", ylabel="N · E‖η̂ − φ(η)‖²",
+                 title="(a″) Remark 3.7: three estimators of φ(η)")
+    ax[0, 2].legend(fontsize=6, ncol=2)
+    colors = plt.cm.viridis(np.linspace(0, 0.85, len(alphas)))
+    for i, (a, fac, col) in enumerate(zip(alphas, alpha_factors, colors), start=1):
+        last, exact_avg = local.exact_exc[i][1:], regimes.exact_avg[a]
+        ax[1, 0].plot(k, np.where(last > precision_floor, last, np.nan), color=col, label=f"α = {fac:g}μ̂: last iterate")
+        ax[1, 0].plot(k, np.where(exact_avg > precision_floor, exact_avg, np.nan), "--", color=col, label=f"α = {fac:g}μ̂: ω̄_k")
+        ax[1, 1].plot(k, exact_avg / regimes.bounds[a], color=col, label=f"α = {fac:g}μ̂ (c_t {regimes.table.loc[i - 1, 'c_t']})")
+        ax[1, 2].plot(k[:num_steps], exact_avg[:num_steps], color=col, lw=2.5, alpha=0.6, label=f"α = {fac:g}μ̂: exact ω̄_k")
+        for n, ls in ((n_small, ":"), (n_grid[-1], "-")):
+            ax[1, 2].plot(np.arange(1, num_steps + 1), np.abs(avg.mean[n, a]), ls, color=col, lw=1, label=f"N = {n}")
+    ax[1, 0].set(xscale="log", yscale="log", xlabel="k", ylabel="l − l*",
+                 title=f"(b) exact iterations, μ̂ = {local.mu:.3f}, L̂ = {local.L:.3f}")
+    ax[1, 0].legend(fontsize=6, ncol=1)
+    ax[1, 1].axhline(1.0, color="k", lw=0.8)
+    ax[1, 1].set(xscale="log", xlabel="k", ylabel="(l(ω̄_k) − l*) / bound's first term", ylim=(0, 1.1),
+                 title="(b′) eq. (12) with exact gradients: ratio ≤ 1")
+    ax[1, 1].legend(fontsize=7)
+    shown = np.concatenate([np.abs(avg.mean[n, a]) for n in (n_small, n_grid[-1]) for a in alphas]
+                           + [regimes.exact_avg[a][:num_steps] for a in alphas])
+    shown = shown[np.isfinite(shown) & (shown > 0)]
+    ax[1, 2].set(xscale="log", yscale="log", xlabel="k", ylabel="E[l(ω̄_k)] − l*", xlim=(1, num_steps),
+                 ylim=(0.5 * shown.min(), 2 * shown.max()), title="(c) weighted average ω̄_k, Algorithm 1")
+    ax[1, 2].legend(fontsize=6, ncol=3)
+    fig.tight_layout()
+    return fig
+
+
+def thm_exactness_step_control(gaussian: exactness.GaussianCase, rates: exactness.WhitenedRates,
+                               temper: exactness.Tempering, bt: exactness.Backtracking, chains: exactness.Chains,
+                               sample_sizes, num_samples: int, num_steps: int):
+    """Figure ``thm_exactness_step_control`` (notebook 14), 2 × 3 panels: (a) error of one step
+    when π is in the family (Algorithm 1; Algorithms 2–3 RMSE and, at "N = ∞", with quadrature γ);
+    (b) tempered residual variance over v² against ε (eq. 14); (c) the bimodal target, φ(η0)ᵀs and
+    the backtracked fit; (d, e) μ_t of the first 8 chains of Algorithm 1 + Algorithm 4, schedules 3
+    and 4, halvings marked; (f) share of raw chains still in V and of controlled chains at a mode."""
+    fig, axes = plt.subplots(2, 3, figsize=(16, 8.5))
+    num_reps = len(chains.exit_t)
+    n_max = max(sample_sizes)
+    ax = axes[0, 0]
+    errors = gaussian.errors
+    ax.loglog(list(errors), np.maximum(list(errors.values()), 1e-16), "ks", label="Algorithm 1 (Gaussian, max over starts)")
+    for c, (name, r) in enumerate(rates.rmse.items()):
+        ax.loglog(sample_sizes, r, "o-", color=f"C{c}",
+                  label=f"{name}: RMSE" + (f", slope {rates.slopes[name]:.2f}" if len(sample_sizes) >= 4 else ""))
+        ax.loglog([10 * n_max], [max(rates.quad_err[name], 1e-16)], "x", color=f"C{c}", ms=9)
+    ns = np.array(sample_sizes, float)
+    ax.loglog(ns, 0.3 * rates.rmse[next(iter(rates.rmse))][0] * (ns / ns[0]) ** -0.5, "k:", lw=0.8,
+              label=r"$\propto N^{-1/2}$ (guide)")
+    ax.set(xlabel="N  (x: quadrature γ, 'N = ∞')", ylabel=r"$\|\hat\eta' - \eta^*\|$", title="(a) π in the family: one step")
+    ax.legend(fontsize=7)
+    ax = axes[0, 1]
+    t = temper.table
+    ax.loglog(t.eps, t.var_ratio, "o", label=r"var(tempered residuals) / $v^2$")
+    ax.loglog(t.eps, t.eps**2, "k-", lw=0.8, label=r"$\varepsilon^2$")
+    ax.set(xlabel="ε", ylabel="variance ratio", title="(b) eq. (14)")
+    ax.legend()
+    ax = axes[0, 2]
+    xs = np.linspace(-4, 4, 400)[:, None]
+    f_x = np.asarray(bt.log_target(None, xs))
+    for lab, e, st in ((r"$\log\pi$", None, "-"), (r"$\log q_{\eta_0}$", bt.eta0, ":"),
+                       (r"$\phi(\eta_0)^\top s$ (exact LS fit)", bt.phi0, "--"), (f"backtracked, ε = {bt.eps:g}", bt.eta_bt, "-.")):
+        vals = f_x if e is None else np.asarray(bt.family.dot(e, xs))
+        ax.plot(xs[:, 0], vals - vals[200], st, label=lab)
+    ax.set(ylim=(-12, 8), xlabel="x", ylabel="log density + const.", title="(c) bimodal target, up to constants")
+    ax.legend(fontsize=7)
+    for ax, (label, r) in zip(axes[1, :2], chains.runs.items()):
+        for i in range(min(num_reps, 8)):
+            ax.plot(np.clip(r["mu"][i], -6, 6), "-", color=f"C{i}", lw=0.8)
+            h = np.nonzero(r["halvings"][i] > 0)[0] + 1
+            ax.plot(h, np.clip(r["mu"][i, h], -6, 6), "v", color=f"C{i}", ms=3)
+        ax.axhline(2, color="0.8", lw=2, zorder=0)  # the modes
+        ax.axhline(-2, color="0.8", lw=2, zorder=0)
+        ax.set(ylim=(-6.3, 6.3), xlabel="t", ylabel=r"$\mu_t$ (clipped to [−6, 6])",
+               title=f"({'d' if '3' in label else 'e'}) {label}, N = {num_samples}")
+    ax = axes[1, 2]
+    tt = np.arange(num_steps + 1)
+    ax.plot(tt, [(chains.exit_t > s).mean() for s in tt], "k-", label="raw fixed point: chains still in V")
+    for (label, r), ls in zip(chains.runs.items(), ("-", "--")):
+        ax.plot(tt, r["at_mode"].mean(axis=0), ls, color="C3", label=f"{label}: chains at a mode")
+    ax.set(ylim=(-0.03, 1.03), xlabel="t", ylabel=f"share of {num_reps} chains", title="(f) raw vs Algorithm 4")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+

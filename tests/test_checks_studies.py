@@ -1,0 +1,84 @@
+"""Unit tests of the study modules of lsvi.checks (notebooks 12–14): convergence, exactness,
+plotting. Small sizes; each asserts a property the paper states or the
+module's contract (claim rows with the fields of Run.claim)."""
+import jax
+import jax.numpy as jnp
+import matplotlib
+import numpy as np
+
+matplotlib.use("Agg")
+
+from lsvi.checks import convergence, exactness, rates
+from lsvi.core.families import gaussian_fullcov
+from lsvi.core.families.gaussian import fullcov_to_natural
+from lsvi.pipeline.notebook import Run
+
+CLAIM_FIELDS = {"id", "source", "paper", "measured", "criterion", "passed", "note", "assessable"}
+
+
+def _claims_ok(claims):
+    assert claims and all(set(c) == CLAIM_FIELDS for c in claims)
+
+
+def test_exact_optimum_is_a_fixed_point_satisfying_prop23():
+    family = gaussian_fullcov(1)
+    f = rates.as_f(rates.sin_target(1.0, 2.0))
+    eta0 = fullcov_to_natural(jnp.array([-1.0]), jnp.array([[4.0]]))
+    opt = convergence.exact_optimum(family, f, eta0, 1.0, 2.0, num_nodes=40)
+    assert opt.residual < 1e-10 and opt.quad_err < 1e-12
+    phi = rates.exact_map(family, f, opt.eta_star, 40)
+    np.testing.assert_allclose(phi, opt.eta_star, atol=1e-9)
+    _claims_ok(opt.claims)
+    assert opt.claims[0]["id"] == "fixed-point-prop23" and opt.claims[0]["passed"]
+
+
+def test_stochastic_runs_use_the_registry_and_start_at_eta0():
+    family = gaussian_fullcov(1)
+    log_target = rates.sin_target(1.0, 2.0)
+    eta0 = fullcov_to_natural(jnp.array([0.0]), jnp.array([[1.0]]))
+    schedules = np.full((2, 5), 0.5)
+    traces = convergence.stochastic_runs(jax.random.PRNGKey(0), family, log_target, eta0, schedules, [50], 3, 4,
+                                         ["alg1", "alg3"])
+    assert set(traces) == {("alg1", 50), ("alg3", 50)}
+    assert traces["alg1", 50].shape == (2, 3, 5, 3)
+    np.testing.assert_allclose(traces["alg3", 50][:, :, 0], np.broadcast_to(np.asarray(eta0), (2, 3, 3)))
+    # same schedule rows with common random numbers: identical traces
+    np.testing.assert_allclose(traces["alg1", 50][0], traces["alg1", 50][1])
+
+
+def test_alg1_recovers_an_in_family_gaussian_exactly():
+    keys = jax.random.split(jax.random.key(1), 3)
+    case = exactness.alg1_gaussian(keys, num_reps=3, exact_tol=1e-8)
+    assert max(case.errors.values()) < 1e-8
+    _claims_ok(case.claims)
+    assert all(c["passed"] for c in case.claims)
+
+
+def test_tempering_identities_hold_to_rounding():
+    family = gaussian_fullcov(2)
+    log_target = exactness.in_family_target(family, fullcov_to_natural(jnp.array([0.5, -0.5]), jnp.eye(2) * 0.5))
+    log_target_sin = lambda key, X: log_target(key, X) + jnp.sin(X[:, 0])  # outside the family
+    t = exactness.tempering(jax.random.key(0), log_target_sin, 100, num_nodes=20)
+    assert t.table.ols_gap.max() < 1e-10 and t.table.exact_gap.max() < 1e-10
+    np.testing.assert_allclose(t.table.var_ratio, t.table.eps**2, rtol=1e-9)
+
+
+def test_algorithm4_reference_halves_until_valid_and_caps():
+    rng = np.random.default_rng(0)
+    x = rng.normal(size=50)
+    S = np.column_stack([np.ones(50), x, x**2])
+    eta = np.array([0.0, 0.0, -0.5])
+    eta_ols = np.array([0.0, 0.0, 3.5])  # convex: ε must satisfy 3.5ε − 0.5(1 − ε) < 0, i.e. ε < 1/8
+    eps, halvings, v_hat2 = exactness.algorithm4_reference(S @ eta_ols + rng.normal(size=50), S, eta_ols, eta, np.inf)
+    assert halvings == 4 and eps == 1 / 16
+    eps_cap, _, v_hat2 = exactness.algorithm4_reference(5 * rng.normal(size=50), S, eta_ols, eta, 1.0)
+    assert v_hat2 >= 1.0 and np.isclose(eps_cap, min(1 / 16, 1 / np.sqrt(v_hat2)))
+
+
+def test_claim_rows_are_accepted_by_run(tmp_path):
+    run = Run("smoke", tmp_path / "results" / "smoke" / "99_test", tmp_path / "figures", tmp_path)
+    rows = exactness.backtracking_exact(num_nodes=20).claims
+    for row in rows:
+        run.claim(**row)
+    assert [c.id for c in run.claims] == ["alg4-backtracking-exact"] and run.claims[0].status == "PASS"
+
