@@ -1,5 +1,5 @@
 """Unit tests of the study modules of lsvi.checks (notebooks 12–14): convergence, exactness,
-plotting. Small sizes; each asserts a property the paper states or the
+critical_points, equivalences, plotting. Small sizes; each asserts a property the paper states or the
 module's contract (claim rows with the fields of Run.claim)."""
 import jax
 import jax.numpy as jnp
@@ -82,3 +82,36 @@ def test_claim_rows_are_accepted_by_run(tmp_path):
         run.claim(**row)
     assert [c.id for c in run.claims] == ["alg4-backtracking-exact"] and run.claims[0].status == "PASS"
 
+
+def test_critical_point_checks_at_an_in_family_target():
+    from lsvi.checks import critical_points, theory
+
+    family = gaussian_fullcov(1)
+    log_target = theory.polynomial_log_target([0.3, 0.5, -0.8])  # log π = 0.3 + 0.5x − 0.8x²: in the family
+    eta_star = jnp.array([0.3, 0.5, -0.8])
+    rng = np.random.default_rng(0)
+    points = critical_points.random_valid_points(family, eta_star, rng, 5)
+    assert len(points) == 5 and all(bool(theory.is_valid(family, p)) for p in points)
+    assert all(0.05 <= np.linalg.norm(p - eta_star) <= 0.5 for p in points)
+    eta0 = theory.natural_parameters(family, jnp.array([-1.0]), jnp.array([[2.0]]))
+    check = critical_points.ukl_gradient_check(family, log_target, eta_star, eta0, rng, 3, num_nodes=6)
+    assert check["autodiff_at_fixed_point"] < 1e-10  # η* = φ(η*) when π is in the family
+    assert check["max_rel_gap_eq33"] < 1e-10 and check["min_grad_at_check_points"] > 1e-3  # eq. (33), away from η*
+
+
+def test_prop24_schemes_agree_on_a_quartic():
+    from lsvi.checks import equivalences, theory
+
+    family = gaussian_fullcov(1)
+    log_target = theory.polynomial_log_target([1.0, 0.8, -0.5, 0.3, -0.1])
+    eta0 = theory.natural_parameters(family, jnp.array([-1.0]), jnp.array([[2.0]]))
+    paths, infos = equivalences.trajectories(family, log_target, eta0, 10, [0.5], 3)
+    assert paths[0.5]["lsvi"].shape == (4, 3)
+    rows = equivalences.agreement("quartic", family, paths, infos)
+    assert max(rows[0]["ngd6"], rows[0]["ngd7"], rows[0]["md8"]) < 1e-10 and rows[0]["all_valid"]
+    import pandas as pd
+
+    claims = equivalences.claims(pd.DataFrame(rows), {"quartic": 10}, 3, [0.5], 1e-8)
+    assert [c["id"] for c in claims] == ["prop2.4-ngd6-quartic", "prop2.4-ngd7-quartic", "prop2.4-md8-quartic",
+                                         "prop2.4-proviso-quartic"]
+    assert all(c["passed"] for c in claims)

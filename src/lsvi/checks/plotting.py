@@ -3,9 +3,10 @@ matplotlib figure (the notebook saves it with `lsvi.pipeline.notebook.Run.save_f
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
+from matplotlib.lines import Line2D
 import numpy as np
 
-from lsvi.checks import convergence, exactness
+from lsvi.checks import convergence, equivalences, exactness, theory
 
 
 def thm_convergence_rates(floor: convergence.Floor, bias: convergence.Bias, est: convergence.Estimators,
@@ -138,3 +139,75 @@ def thm_exactness_step_control(gaussian: exactness.GaussianCase, rates: exactnes
     fig.tight_layout()
     return fig
 
+
+def thm_fixed_point_ukl(targets: dict, fixed_points: dict, log_z: dict, landscapes: dict, fixed_point_tol: float,
+                        fixed_point_eps: float):
+    """Figure ``thm_fixed_point_ukl`` (notebook 10, Props. 2.2–2.3), 2 × 2 panels: the 1-D quartic
+    target and its fitted Gaussian; the banana and its fit (contours); uKL and KL along a random line
+    through η* (``landscapes``: {name: dict(t, ukl, kl)} of `critical_points.landscape`, each divided
+    by its maximum); the residual ‖φ(η_t) − η_t‖_∞ of the exact iteration (eq. 5). ``targets``:
+    {"quartic": dict(family, log_target, ...), "banana": ...}; ``fixed_points``: {name: theory.FixedPoint}."""
+    fig, axes = plt.subplots(2, 2, figsize=(10, 8))
+    t1, t2 = targets["quartic"], targets["banana"]
+    xs = np.linspace(-3, 4.5, 400)
+    ax = axes[0, 0]
+    ax.plot(xs, np.exp(np.asarray(t1["log_target"](None, xs[:, None])) - log_z["quartic"]), label=r"$\bar\pi$ (quartic)")
+    ax.plot(xs, np.exp(np.asarray(theory.log_density(t1["family"], fixed_points["quartic"].eta, xs[:, None]))), "--",
+            label=r"$\bar q_{\eta^*}$ (fixed point)")
+    ax.set(xlabel="x", ylabel="density", title="1-D skewed quartic target")
+    ax.legend()
+    ax = axes[0, 1]
+    g1, g2 = np.meshgrid(np.linspace(-3.5, 3.5, 200), np.linspace(-3.5, 6, 200))
+    G = np.stack([g1.ravel(), g2.ravel()], 1)
+    ax.contour(g1, g2, np.exp(np.asarray(t2["log_target"](None, G)) - log_z["banana"]).reshape(g1.shape), 6, colors="C0")
+    ax.contour(g1, g2, np.exp(np.asarray(theory.log_density(t2["family"], fixed_points["banana"].eta, G))).reshape(g1.shape),
+               6, colors="C1", linestyles="--")
+    ax.set(xlabel="$x_1$", ylabel="$x_2$", title=r"banana: $\bar\pi$ (solid), $\bar q_{\eta^*}$ (dashed)")
+    ax = axes[1, 0]
+    for k, (name, line) in enumerate(landscapes.items()):
+        ax.plot(line["t"], line["ukl"] / line["ukl"].max(), color=f"C{k}", label=f"uKL − uKL(η*), {name}")
+        ax.plot(line["t"], line["kl"] / line["kl"].max(), "--", color=f"C{k}", label=f"KL − KL(η*), {name}")
+    ax.axvline(0, color="0.6", lw=0.8)
+    ax.set(xlabel="t  (η = η* + t v)", ylabel="divided by its max on the line",
+           title="landscapes along a random line (each ≥ 0, = 0 at t = 0)")
+    ax.legend(fontsize=7)
+    ax = axes[1, 1]
+    for k, (name, fp) in enumerate(fixed_points.items()):
+        ax.semilogy(fp.history, color=f"C{k}", label=name)
+        ax.axhline(fixed_point_tol * (1 + float(np.max(np.abs(fp.eta)))), color=f"C{k}", lw=0.8, ls=":")
+    ax.plot([], [], color="0.4", lw=0.8, ls=":", label=f"stopping rule {fixed_point_tol:g}(1 + ‖η*‖∞)")
+    ax.set(xlabel="iteration t", ylabel=r"$\|\phi(\eta_t)-\eta_t\|_\infty$", title=f"exact LSVI (eq. 5, ε = {fixed_point_eps})")
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    return fig
+
+
+def thm_lsvi_ngd_md(targets: dict, runs: dict, refs: dict, step_sizes, num_steps: int, tol: float):
+    """Figure ``thm_lsvi_ngd_md`` (notebook 11, Prop. 2.4), one row per target: uKL(η_t) − uKL(η*)
+    along the LSVI (lines), NGD (circles) and MD (crosses) trajectories, values below the rounding
+    level 1e-13 max(1, |l*|) not drawn; the largest componentwise difference to LSVI per step
+    (exact zeros at 1e-17) with the tolerance. ``targets``: {name: dict(family, log_target, K)};
+    ``runs``: {name: `equivalences.trajectories`}; ``refs``: {name: `equivalences.Reference`}."""
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8))
+    for r, (name, t) in enumerate(targets.items()):
+        fam, lt, K, ref = t["family"], t["log_target"], t["K"], refs[name]
+        floor = 1e-13 * max(1.0, abs(ref.l_star))
+        for c, eps in enumerate(step_sizes):
+            s = runs[name][0][eps]
+            for key, style in (("lsvi", "-"), ("ngd6", "o"), ("md8", "x")):
+                gap = equivalences.excess_ukl(fam, lt, s[key], ref.l_star, K)
+                axes[r, 0].semilogy(np.where(gap > floor, gap, np.nan), style, color=f"C{c}", ms=4, mfc="none",
+                                    label=f"ε = {eps}" if key == "lsvi" else None)
+            for key, style in (("ngd6", "-"), ("ngd7", ":"), ("md8", "--")):
+                axes[r, 1].semilogy(np.maximum(np.abs(s[key] - s["lsvi"]).max(1), 1e-17), style, color=f"C{c}")
+        axes[r, 0].set_title(f"{name}: uKL(η_t) − uKL(η*); local μ̂ = {ref.mu:.2f}, L̂ = {ref.L:.2f}")
+        axes[r, 0].set(xlabel="t", ylabel="excess uKL")
+        axes[r, 0].legend(fontsize=7, title="line: LSVI, o: NGD, x: MD", title_fontsize=7)
+        axes[r, 1].axhline(tol, color="k", lw=0.8)
+        axes[r, 1].text(0.98 * num_steps, tol * 1.5, f"tol = {tol:g}", ha="right", va="bottom", fontsize=7)
+        axes[r, 1].set_title(f"{name}: max |η_t − η_t^LSVI|")
+        axes[r, 1].set(xlabel="t", ylabel="max componentwise difference", ylim=(1e-17, 1e-4))
+    axes[0, 1].legend(handles=[Line2D([], [], color="k", ls=ls, label=equivalences.SCHEMES[k])
+                               for k, ls in (("ngd6", "-"), ("ngd7", ":"), ("md8", "--"))], fontsize=7, loc="upper left")
+    fig.tight_layout()
+    return fig
