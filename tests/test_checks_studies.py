@@ -1,5 +1,5 @@
 """Unit tests of the study modules of lsvi.checks (notebooks 12–14): convergence, exactness,
-critical_points, equivalences, plotting. Small sizes; each asserts a property the paper states or the
+gaussian_maps, plotting. Small sizes; each asserts a property the paper states or the
 module's contract (claim rows with the fields of Run.claim)."""
 import jax
 import jax.numpy as jnp
@@ -8,9 +8,9 @@ import numpy as np
 
 matplotlib.use("Agg")
 
-from lsvi.checks import convergence, exactness, rates
-from lsvi.core.families import gaussian_fullcov
-from lsvi.core.families.gaussian import fullcov_to_natural
+from lsvi.checks import convergence, exactness, gaussian_maps, rates
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
+from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
 from lsvi.pipeline.notebook import Run
 
 CLAIM_FIELDS = {"id", "source", "paper", "measured", "criterion", "passed", "note", "assessable"}
@@ -73,6 +73,20 @@ def test_algorithm4_reference_halves_until_valid_and_caps():
     assert halvings == 4 and eps == 1 / 16
     eps_cap, _, v_hat2 = exactness.algorithm4_reference(5 * rng.normal(size=50), S, eta_ols, eta, 1.0)
     assert v_hat2 >= 1.0 and np.isclose(eps_cap, min(1 / 16, 1 / np.sqrt(v_hat2)))
+
+
+def test_gaussian_map_identities_and_the_eq18_typo():
+    d = 3
+    _, target = rates.quadratic_sin_target(1.5 * jnp.eye(d), jnp.array([0.8, -0.6, 0.5]), 0.3)
+    f = rates.as_f(target)
+    mean = jnp.array([0.3, -0.2, 0.5])
+    cov = jnp.array([[1.0, 0.5, 0.2], [0.5, 0.8, -0.3], [0.2, -0.3, 0.6]])
+    ident = gaussian_maps.quadrature_identities(f, gaussian_fullcov(d), fullcov_to_natural(mean, cov), gaussian_meanfield(d),
+                                                meanfield_to_natural(mean, jnp.diag(cov)), mean, cov, 6, 1e-10)
+    passed = {c["id"]: c["passed"] for c in ident.claims}
+    _claims_ok(ident.claims)
+    assert passed == {"thm41-map-equals-ols": True, "thmD2-map-equals-ols": True, "thm41-eq18-as-printed": False,
+                      "thm41-eq18-corrected": True}
 
 
 def test_claim_rows_are_accepted_by_run(tmp_path):

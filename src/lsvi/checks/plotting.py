@@ -6,7 +6,8 @@ import matplotlib.pyplot as plt
 from matplotlib.lines import Line2D
 import numpy as np
 
-from lsvi.checks import convergence, equivalences, exactness, theory
+from lsvi.checks import convergence, equivalences, exactness, gaussian_maps, theory
+from lsvi.core.families.gaussian import num_params_fullcov
 
 
 def thm_convergence_rates(floor: convergence.Floor, bias: convergence.Bias, est: convergence.Estimators,
@@ -136,6 +137,56 @@ def thm_exactness_step_control(gaussian: exactness.GaussianCase, rates: exactnes
         ax.plot(tt, r["at_mode"].mean(axis=0), ls, color="C3", label=f"{label}: chains at a mode")
     ax.set(ylim=(-0.03, 1.03), xlabel="t", ylabel=f"share of {num_reps} chains", title="(f) raw vs Algorithm 4")
     ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def thm_gaussian_maps(dist: gaussian_maps.Distance, ident: gaussian_maps.Identities, stein: gaussian_maps.Stein,
+                      cost: gaussian_maps.Cost, n_grid, n_cost: int, regime_factor: float):
+    """Figure ``thm_gaussian_maps`` (notebook 13), 2 × 2 panels: (a) distance between the two Monte
+    Carlo estimates of φ(η) in N with N^{-1/2} guides; (b) Stein-form discrepancy in the number of
+    nodes; (c) one iteration at fixed N in d; (c′) the regression-to-η step alone, with guides
+    ∝ m(d)³ and ∝ d³. Filled markers: sizes in the asymptotic regime."""
+    fig, ax = plt.subplots(2, 2, figsize=(11, 8.5))
+    nn = np.asarray(n_grid, float)
+    for name, col in (("full covariance", "C0"), ("mean field", "C1")):
+        d_ = np.array([dist.stats[name, n].dist for n in n_grid])
+        ax[0, 0].errorbar(nn, d_, yerr=[2 * dist.stats[name, n].dist_se for n in n_grid], fmt="o-", color=col,
+                          label=f"{name}: E‖η̂'(Alg 1) − η̂'(Alg {'3' if name == 'full covariance' else '2'})‖ (±2 se)")
+        ax[0, 0].plot(nn, 0.5 * d_[0] * np.sqrt(nn[0] / nn), ":", color=col,
+                      label=r"$\propto N^{-1/2}$ guides (×0.5)" if col == "C0" else None)
+    ax[0, 0].set(xscale="log", yscale="log", xlabel="N", ylabel="mean distance between the two estimates",
+                 title=f"(a) same draws, two estimators of φ(η) (quadrature gap: {ident.err_fc:.0e}, {ident.err_mf:.0e})")
+    ax[0, 0].legend(fontsize=7)
+    for col_name, mk in zip(stein.logistic.columns, "os^v"):
+        ax[0, 1].plot(stein.logistic.index, stein.logistic[col_name], mk + "-", label=f"logistic: {col_name}")
+    ax[0, 1].axhline(max(stein.sin.values()), color="k", ls=":", label="quadratic + sin (d = 3)")
+    ax[0, 1].set(yscale="log", xlabel="Gauss–Hermite nodes per dimension", ylabel="max |LSVI map − Stein form|",
+                 title="(b) Stein forms eq. (19) / (44)")
+    ax[0, 1].legend(fontsize=7)
+    labels = {"alg1": "Alg 1 (OLS, full-cov s)", "alg3": "Alg 3 (full cov)", "alg2": "Alg 2 (mean field)",
+              "normals": "N × d normals alone", "map alg1": "F̂⁻¹ẑ (m × m solve)", "map alg3": "eq. (18) γ → η"}
+    for panel, keys in ((ax[1, 0], ("alg1", "alg3", "alg2", "normals")), (ax[1, 1], ("map alg1", "map alg3"))):
+        for c, k in enumerate(keys):
+            r, g, col = cost.regime[k], np.asarray(cost.grids[k], float), "0.5" if k == "normals" else f"C{c}"
+            var = "m" if k == "map alg1" else "d"
+            slope = ("slope not assessed" if k == "alg1" else f"reference, slope {r.fit.slope:.2f}" if k == "normals" and r.fit
+                     else f"slope in {var} {r.fit.slope:.2f}" if r.fit else f"not assessable ({r.in_regime.sum()} sizes in regime)")
+            secs = cost.seconds[k]
+            panel.plot(g, secs, "-", color=col, lw=0.8)
+            panel.plot(g[r.in_regime], secs[r.in_regime], "o", color=col, label=f"{labels[k]}: {slope}")
+            panel.plot(g[~r.in_regime], secs[~r.in_regime], "o", color=col, mfc="white")
+            if k != "normals":
+                panel.axhline(regime_factor * cost.reference[k], color=col, lw=0.6, ls=":")
+    for k, style, lab in (("map alg1", "--", r"$\propto m(d)^3 = O(d^6)$"), ("map alg3", "-.", r"$\propto d^3$")):
+        g = np.asarray(cost.grids[k], float)
+        shape = np.array([num_params_fullcov(int(dd)) for dd in g], float) ** 3 if k == "map alg1" else g**3
+        ax[1, 1].plot(g, cost.seconds[k][-1] * shape / shape[-1], style, color="0.5", lw=0.8, label=lab)
+    ax[1, 0].set(xscale="log", yscale="log", xlabel="d", ylabel="seconds per iteration", title=f"(c) one iteration, N = {n_cost}")
+    ax[1, 0].legend(fontsize=7)
+    ax[1, 1].set(xscale="log", yscale="log", xlabel="d", ylabel="seconds",
+                 title="(c′) regression-to-η step alone (predicted: 3 in m, 3 in d)")
+    ax[1, 1].legend(fontsize=7)
     fig.tight_layout()
     return fig
 
