@@ -37,6 +37,12 @@ whitened regression with Monte Carlo or quadrature weights (`whitened_map`,
 `whitened_map_quadrature`), the raw (unrelaxed) stochastic fixed-point iteration
 (`raw_fixed_point_exit`), and a few one/two-dimensional test targets.
 
+Independent reference, on purpose. The Gaussian parameter maps here (`gaussian_parameters`,
+`natural_parameters`, `log_Z`, `nodes`) use explicit d ≤ 2 formulas for the Cholesky factor,
+inverse and log-determinant (`_chol`, `_inv`, `_logdet`; LAPACK above d = 2) instead of
+`lsvi.core.families.gaussian`: the checks of notebooks 10, 11 and 14 then do not share the
+parameter maps of the code they check, and `tests/test_theory.py` compares the two.
+
 Functions taking ``(family, ..., log_target, num_nodes)`` are jitted with those arguments
 static: pass the *same* family object and log-target function to reuse compilations.
 """
