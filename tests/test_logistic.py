@@ -175,6 +175,42 @@ def test_cost_per_iteration_times_blackjax_too(pima):
     assert c.shape == (2, 2) and np.all(c > 0)
 
 
+def _fake_baseline(calls):
+    """A baseline of the registry signature that records its calls and fails on seed 1."""
+    from lsvi.baselines import GaussianTrace
+
+    def fit(problem, num_iterations, num_samples=None, seed=0, **options):
+        calls.append((num_iterations, num_samples, seed, options))
+        info = {"error": "diverged"} if seed == 1 else {}
+        return GaussianTrace(np.arange(2), np.zeros((2, problem.d)), np.ones((2, problem.d)), np.array([0.0, 0.5]),
+                             True, info, loop_s=0.5 + seed, compile_s=0.25 + seed)
+
+    return fit
+
+
+def test_a_registered_baseline_is_timed_and_fitted_without_a_per_library_branch(pima, monkeypatch):
+    """One registry entry is all a new baseline needs: the Table 1 timer reads its trace's
+    ``loop_s`` and the first call's ``compile_s``, `cost_per_iteration` its ``loop_s`` per
+    iteration, and `fit_baselines` records its errors instead of raising."""
+    from types import SimpleNamespace
+
+    calls = []
+    monkeypatch.setitem(logistic.BASELINES, "fake", _fake_baseline(calls))
+    args = SimpleNamespace(runs=2, num_steps=7, num_samples=None, seed=2)
+    out = logistic._time_baseline(pima, "fake", args)
+    assert out["times_s"] == [2.5, 3.5] and out["compile_s"] == 2.25 and len(out["total_s"]) == 2
+    assert [c[:3] for c in calls] == [(7, None, 2), (7, None, 3)]
+    with pytest.raises(RuntimeError, match="diverged"):
+        logistic._time_baseline(pima, "fake", SimpleNamespace(runs=2, num_steps=7, num_samples=None, seed=0))
+    c = logistic.cost_per_iteration(pima, "fake", None, [8, 16], 5, 2, seed=2, lr=0.1)
+    np.testing.assert_allclose(c, [[0.5, 0.7], [0.5, 0.7]])
+    assert calls[-1] == (5, 16, 3, {"lr": 0.1})
+    traces, errors = logistic.fit_baselines(pima, {"F": ("fake", 3, 4, {})}, 2, seed=0, log=lambda *_: None)
+    assert len(traces["F"]) == 2 and errors == {"F": "diverged"}
+    traces, errors = logistic.fit_baselines(pima, {"G": ("absent", 3, 4, {})}, 2, log=lambda *_: None)
+    assert traces == {} and "absent" in errors["G"]
+
+
 def test_cost_table_times_every_method_at_its_sizes_round_robin(monkeypatch):
     """One compilation per (method, N); the timed runs go repetition by repetition, N by N,
     method by method (LSVI/NGD return an LSVIState first, Blackjax an array)."""

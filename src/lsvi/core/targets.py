@@ -17,10 +17,10 @@ column) for Pima, Sonar and Census; 25·I for MNIST (no intercept) — `paper_pr
 The likelihood of a batch is an (N × d)·(d × n) product. When N·n exceeds a memory
 budget it is evaluated in chunks of draws (a `lax.scan` over a zero-padded, reshaped
 batch; N is static): for MNIST (n = 11,774, d = 784) at N = 10⁵ draws the (N × n)
-matrix would take 9.4 GB; chunked, the whole evaluation peaked at ≈ 2 GB RSS (measured;
-the (N, d) draws alone are 0.6 GB). Each chunk is rematerialised under autodiff
-(`jax.checkpoint`), so reverse-mode gradients (NGD, ADVI) are chunked too.
+matrix would take 9.4 GB, the (N, d) draws 0.6 GB. Each chunk is rematerialised under
+autodiff (`jax.checkpoint`), so reverse-mode gradients (NGD, ADVI) are chunked too.
 """
+# Measured (MNIST, N = 10⁵, CPU): the chunked evaluation peaked at about 2 GB RSS.
 from __future__ import annotations
 
 from typing import Optional, Union
