@@ -33,6 +33,21 @@ def test_problem_settings_follow_appendix_c2(pima):
     assert not np.allclose(a, b)
 
 
+def test_problem_reads_its_set_up_from_the_spec_table(monkeypatch):
+    """`PROBLEMS` drives `problem`: another spec for a data set gives another family, prior,
+    initial q and target, with no code change."""
+    spec = logistic.ProblemSpec("meanfield", intercept=False, init_var=2.0, batch_size=50)
+    monkeypatch.setitem(logistic.PROBLEMS, "pima", spec)
+    prob = logistic.problem("pima")
+    assert prob.meanfield and prob.batch_size == 50
+    np.testing.assert_array_equal(prob.prior_var, 25.0)  # no intercept variance
+    mean, var = meanfield_from_natural(prob.eta0, 9)
+    np.testing.assert_allclose(var, 2.0) and np.testing.assert_allclose(mean, 0.0)
+    B = jnp.zeros((2, 9)).at[:, 1].set(1.0)  # a subsampled target: the key draws the batch
+    assert not np.allclose(prob.log_target(jax.random.PRNGKey(0), B), prob.log_target(jax.random.PRNGKey(1), B))
+    assert logistic.PROBLEMS["census"].batch_size == 1000 and logistic.FULLCOV == ("pima", "sonar")
+
+
 def test_bad_set_ups_are_errors(pima):
     with pytest.raises(ValueError, match="unknown logistic"):
         logistic.problem("iris")

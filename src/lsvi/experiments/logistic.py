@@ -1,6 +1,7 @@
 """Logistic-regression experiments of Section 5.1 / Appendix C.2: problems, methods, scores.
 
-A `Problem` bundles what Appendix C.2 fixes for each data set:
+A `Problem` bundles what Appendix C.2 fixes for each data set (`PROBLEMS`: one `ProblemSpec`
+per row; a new data set is a row there and a builder in `lsvi.experiments.datasets`):
 
 =========  ============  ==============================  ======================  =========
 data set   family        prior variances                 initial q               target
@@ -40,14 +41,33 @@ import numpy as np
 from lsvi.baselines import BASELINES, to_natural
 from lsvi.core import algorithms, losses, step_size, targets
 from lsvi.core import kernel as lsvi_kernel
-from lsvi.core.families import gaussian_fullcov as fullcov_family
-from lsvi.core.families import gaussian_meanfield as meanfield_family
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.pipeline import timing
 from lsvi.pipeline.paths import DATA_DIR
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_from_natural, meanfield_to_natural
 
-DATASETS = ("pima", "sonar", "census", "mnist")
-FULLCOV = ("pima", "sonar")
+
+
+class ProblemSpec(NamedTuple):
+    """What Appendix C.2 fixes for a data set (one row of the module table): ``family``
+    "fullcov" or "meanfield"; ``intercept``: prior variance 400 on the first coefficient
+    (`lsvi.core.targets.paper_prior_variance`); ``init_var``: the initial q is
+    N(0, init_var·I); ``batch_size``: the default P of eq. (21), or None for the full-data target."""
+
+    family: str
+    intercept: bool
+    init_var: float
+    batch_size: Optional[int]
+
+
+PROBLEMS = {
+    "pima": ProblemSpec("fullcov", intercept=True, init_var=1.0, batch_size=None),
+    "sonar": ProblemSpec("fullcov", intercept=True, init_var=1.0, batch_size=None),
+    "census": ProblemSpec("meanfield", intercept=True, init_var=1.0, batch_size=1000),     # P = 10³ (Table 2)
+    "mnist": ProblemSpec("meanfield", intercept=False, init_var=float(np.exp(-2.0)), batch_size=None),
+}
+DATASETS = tuple(PROBLEMS)
+FULLCOV = tuple(name for name, spec in PROBLEMS.items() if spec.family == "fullcov")
 
 # (label, algorithm, Table 3 schedule) as run in the paper (Table 3, left)
 METHODS = {
@@ -126,31 +146,31 @@ class Problem(NamedTuple):
 
 def problem(name: str, data_dir: str = DATA_DIR, batch_size: Optional[int] = None,
             subsample_scale="paper", max_elements: float = targets.DEFAULT_MAX_ELEMENTS) -> Problem:
-    """The Appendix C.2 set-up of data set ``name`` (see the module table).
+    """The Appendix C.2 set-up of data set ``name`` (`PROBLEMS`, the module table).
 
-    batch_size: Census only (default 10³, Table 2); ``subsample_scale`` is passed to
-    `lsvi.core.targets.subsampled_logistic_regression` ("paper": eq. (21) as printed)."""
+    batch_size: P of eq. (21) for a subsampled data set (Census; default its `ProblemSpec`'s,
+    10³); ``subsample_scale`` is passed to `lsvi.core.targets.subsampled_logistic_regression`
+    ("paper": eq. (21) as printed)."""
     from lsvi.experiments import datasets
 
-    if name not in DATASETS:
+    if name not in PROBLEMS:
         raise ValueError(f"unknown logistic-regression data set {name!r}; expected one of {DATASETS}")
-    ds = datasets.load(name, data_dir)
-    X = jnp.asarray(ds.X, jnp.float64)
+    spec = PROBLEMS[name]
+    X = jnp.asarray(datasets.load(name, data_dir).X, jnp.float64)
     d = X.shape[1]
-    prior_var = targets.paper_prior_variance(d, intercept=(name != "mnist"))
-    if name in FULLCOV:
-        family = fullcov_family(d)
-        eta0 = fullcov_to_natural(jnp.zeros(d), jnp.eye(d))
+    prior_var = targets.paper_prior_variance(d, intercept=spec.intercept)
+    if spec.family == "fullcov":
+        family, eta0 = gaussian_fullcov(d), fullcov_to_natural(jnp.zeros(d), spec.init_var * jnp.eye(d))
     else:
-        family = meanfield_family(d)
-        eta0 = meanfield_to_natural(jnp.zeros(d), jnp.full(d, np.exp(-2.0) if name == "mnist" else 1.0))
-    if name == "census":
-        batch_size = batch_size or 1000
+        family, eta0 = gaussian_meanfield(d), meanfield_to_natural(jnp.zeros(d), jnp.full(d, spec.init_var))
+    if spec.batch_size is not None:
+        batch_size = batch_size or spec.batch_size
         log_target = targets.subsampled_logistic_regression(X, prior_var, batch_size, subsample_scale,
                                                             max_elements=max_elements)
     else:
         if batch_size is not None:
-            raise ValueError(f"subsampling (batch_size) is only set up for census, not {name}")
+            subsampled = [k for k, v in PROBLEMS.items() if v.batch_size is not None]
+            raise ValueError(f"subsampling (batch_size) is only set up for {', '.join(subsampled)}, not {name}")
         log_target = targets.logistic_regression(X, prior_var, max_elements=max_elements)
     return Problem(name, X, prior_var, family, eta0, log_target, targets.logistic_logdensity(X, prior_var),
                    batch_size)
