@@ -52,11 +52,36 @@ def test_thin_records_first_and_last_iterations():
     np.testing.assert_array_equal(thin(5, 30), np.arange(6))
 
 
-def test_cost_per_iteration_compiles_once_per_sample_size(monkeypatch):
-    """(K, R) seconds per iteration; one compilation per N, not per timed run."""
+def test_repeated_fits_compile_once_and_differ_by_their_seed(monkeypatch):
+    """The compiled loop is cached per static arguments: a second fit (another seed) reuses it
+    (one lowering) and is a function of its key (other iterates); a new N compiles again."""
     calls = []
     lower = blackjax_meanfield._run.lower
     monkeypatch.setattr(blackjax_meanfield._run, "lower", lambda *a, **k: calls.append(a[4]) or lower(*a, **k))
-    c = blackjax_meanfield.cost_per_iteration(diag_gauss, 3, [4, 16], num_iterations=3, num_reps=3)
-    assert c.shape == (2, 3) and np.all(np.isfinite(c)) and np.all(c > 0)
+    blackjax_meanfield._compiled.cache_clear()
+    a = blackjax_meanfield.fit(diag_gauss, 3, num_iterations=3, num_samples=4, seed=0)
+    b = blackjax_meanfield.fit(diag_gauss, 3, num_iterations=3, num_samples=4, seed=1)
+    blackjax_meanfield.fit(diag_gauss, 3, num_iterations=3, num_samples=16, seed=0)
     assert calls == [4, 16]
+    assert not np.allclose(a.mean[-1], b.mean[-1])
+    np.testing.assert_allclose(a.elapsed[-1], a.loop_s)
+
+
+def test_every_registered_baseline_has_the_registry_signature():
+    """`BASELINES[name]` calls ``fit_problem(problem, num_iterations, num_samples, seed, **options)``
+    of its module; through the registry, Blackjax gives the same trace as a direct `fit`."""
+    import importlib
+    import inspect
+    from types import SimpleNamespace
+
+    from lsvi.baselines import BASELINES
+
+    assert set(BASELINES) == {"pymc_advi", "gmmvi", "blackjax"}
+    for name, fit in BASELINES.items():
+        params = list(inspect.signature(importlib.import_module(fit.module).fit_problem).parameters)
+        assert params[:4] == ["problem", "num_iterations", "num_samples", "seed"], name
+    prob = SimpleNamespace(logdensity=diag_gauss, d=3, meanfield=True)
+    via = BASELINES["blackjax"](prob, 20, 16, 2, learning_rate=0.02)
+    direct = blackjax_meanfield.fit(diag_gauss, 3, 20, 16, 0.02, 2)
+    np.testing.assert_array_equal(via.mean, direct.mean)
+    np.testing.assert_array_equal(via.cov, direct.cov)

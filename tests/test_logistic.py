@@ -33,6 +33,21 @@ def test_problem_settings_follow_appendix_c2(pima):
     assert not np.allclose(a, b)
 
 
+def test_problem_reads_its_set_up_from_the_spec_table(monkeypatch):
+    """`PROBLEMS` drives `problem`: another spec for a data set gives another family, prior,
+    initial q and target, with no code change."""
+    spec = logistic.ProblemSpec("meanfield", intercept=False, init_var=2.0, batch_size=50)
+    monkeypatch.setitem(logistic.PROBLEMS, "pima", spec)
+    prob = logistic.problem("pima")
+    assert prob.meanfield and prob.batch_size == 50
+    np.testing.assert_array_equal(prob.prior_var, 25.0)  # no intercept variance
+    mean, var = meanfield_from_natural(prob.eta0, 9)
+    np.testing.assert_allclose(var, 2.0) and np.testing.assert_allclose(mean, 0.0)
+    B = jnp.zeros((2, 9)).at[:, 1].set(1.0)  # a subsampled target: the key draws the batch
+    assert not np.allclose(prob.log_target(jax.random.PRNGKey(0), B), prob.log_target(jax.random.PRNGKey(1), B))
+    assert logistic.PROBLEMS["census"].batch_size == 1000 and logistic.FULLCOV == ("pima", "sonar")
+
+
 def test_bad_set_ups_are_errors(pima):
     with pytest.raises(ValueError, match="unknown logistic"):
         logistic.problem("iris")
@@ -173,6 +188,42 @@ def test_table1_comparisons_read_the_papers_orderings_like_with_like():
 def test_cost_per_iteration_times_blackjax_too(pima):
     c = logistic.cost_per_iteration(pima, "blackjax", None, [8, 16], 2, 2, learning_rate=1e-3)
     assert c.shape == (2, 2) and np.all(c > 0)
+
+
+def _fake_baseline(calls):
+    """A baseline of the registry signature that records its calls and fails on seed 1."""
+    from lsvi.baselines import GaussianTrace
+
+    def fit(problem, num_iterations, num_samples=None, seed=0, **options):
+        calls.append((num_iterations, num_samples, seed, options))
+        info = {"error": "diverged"} if seed == 1 else {}
+        return GaussianTrace(np.arange(2), np.zeros((2, problem.d)), np.ones((2, problem.d)), np.array([0.0, 0.5]),
+                             True, info, loop_s=0.5 + seed, compile_s=0.25 + seed)
+
+    return fit
+
+
+def test_a_registered_baseline_is_timed_and_fitted_without_a_per_library_branch(pima, monkeypatch):
+    """One registry entry is all a new baseline needs: the Table 1 timer reads its trace's
+    ``loop_s`` and the first call's ``compile_s``, `cost_per_iteration` its ``loop_s`` per
+    iteration, and `fit_baselines` records its errors instead of raising."""
+    from types import SimpleNamespace
+
+    calls = []
+    monkeypatch.setitem(logistic.BASELINES, "fake", _fake_baseline(calls))
+    args = SimpleNamespace(runs=2, num_steps=7, num_samples=None, seed=2)
+    out = logistic._time_baseline(pima, "fake", args)
+    assert out["times_s"] == [2.5, 3.5] and out["compile_s"] == 2.25 and len(out["total_s"]) == 2
+    assert [c[:3] for c in calls] == [(7, None, 2), (7, None, 3)]
+    with pytest.raises(RuntimeError, match="diverged"):
+        logistic._time_baseline(pima, "fake", SimpleNamespace(runs=2, num_steps=7, num_samples=None, seed=0))
+    c = logistic.cost_per_iteration(pima, "fake", None, [8, 16], 5, 2, seed=2, lr=0.1)
+    np.testing.assert_allclose(c, [[0.5, 0.7], [0.5, 0.7]])
+    assert calls[-1] == (5, 16, 3, {"lr": 0.1})
+    traces, errors = logistic.fit_baselines(pima, {"F": ("fake", 3, 4, {})}, 2, seed=0, log=lambda *_: None)
+    assert len(traces["F"]) == 2 and errors == {"F": "diverged"}
+    traces, errors = logistic.fit_baselines(pima, {"G": ("absent", 3, 4, {})}, 2, log=lambda *_: None)
+    assert traces == {} and "absent" in errors["G"]
 
 
 def test_cost_table_times_every_method_at_its_sizes_round_robin(monkeypatch):

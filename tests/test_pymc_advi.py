@@ -68,6 +68,7 @@ def test_trace_structure(which, request):
     assert tr.iterations[0] == 0 and tr.iterations[-1] == T and np.all(np.diff(tr.iterations) > 0)
     assert tr.mean.shape == (K, 2) and tr.elapsed.shape == (K,)
     assert np.all(np.diff(tr.elapsed) >= 0) and tr.elapsed[0] >= 0
+    assert tr.loop_s >= tr.elapsed[-1]  # the loop ends after its last record
     assert not tr.info["diverged"] and tr.info["error"] is None and tr.info["iterations_completed"] == T
     assert len(tr.info["loss_block_mean"]) == K - 1 and np.all(np.isfinite(tr.info["loss_block_mean"]))
     np.testing.assert_array_equal(tr.mean[0], 0.0)  # PyMC's default start: the model's initial point

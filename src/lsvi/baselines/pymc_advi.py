@@ -24,10 +24,11 @@ and ``pm.Potential`` Σ_i log σ(x̃_iᵀβ) = −Σ_i softplus(−x̃_iᵀβ), 
 
 Timing. ``pm.fit(0, ...)`` builds and compiles PyTensor's step function without
 iterating (``info["compile_time"]``; building the model and our μ, Σ function before
-it: ``info["setup_time"]``); ``Inference.refine(T)`` then runs the T
-iterations with that compiled function and our callback. ``elapsed`` is measured from
-just before ``refine`` and excludes the time spent recording (one call of a pre-compiled
-function for μ, Σ per record). ``info["total_time"]`` is the wall time of the whole call.
+it: ``info["setup_time"]``; their sum is the trace's ``compile_s``); ``Inference.refine(T)``
+then runs the T iterations with that compiled function and our callback (``loop_s``).
+``elapsed`` and ``loop_s`` are measured from just before ``refine`` and exclude the time
+spent recording (one call of a pre-compiled function for μ, Σ per record).
+``info["total_time"]`` is the wall time of the whole call.
 
 Divergence. PyMC raises FloatingPointError when the loss (−ELBO estimate) is NaN (±inf
 is not checked); we
@@ -112,9 +113,18 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
         "seed": seed, "obj_n_mc": obj_n_mc,
         "optimizer": "pymc default: adagrad_window(learning_rate=1e-3, epsilon=0.1, n_win=10)",
         "setup_time": setup_time, "compile_time": compile_time, "total_time": time.perf_counter() - t_total,
-        "loop_time": loop_time,  # the whole refine call, recording excluded
         "iterations_completed": len(hist),
         "loss_iterations": its[1:], "loss_block_mean": loss,  # mean of −ELBO estimates over (t_{k−1}, t_k]
         "diverged": error is not None, "error": None if error is None else repr(error),
     }
-    return GaussianTrace(its, np.asarray(means), np.asarray(covs), np.asarray(elapsed, np.float64), meanfield, info)
+    return GaussianTrace(its, np.asarray(means), np.asarray(covs), np.asarray(elapsed, np.float64), meanfield, info,
+                         loop_s=loop_time, compile_s=setup_time + compile_time)
+
+
+def fit_problem(problem, num_iterations: int, num_samples=None, seed: int = 0, **options) -> GaussianTrace:
+    """`fit` with the signature of `lsvi.baselines.BASELINES`: full-rank ADVI, or mean-field
+    ADVI when ``problem.meanfield``; ``num_samples`` draws per ELBO gradient (``obj_n_mc``;
+    None: PyMC's default, 1). ``options`` go to `fit` (``num_records``, ``method``, ...)."""
+    options.setdefault("method", "advi" if problem.meanfield else "fullrank_advi")
+    return fit(np.asarray(problem.X), np.asarray(problem.prior_var), num_iterations=num_iterations, seed=seed,
+               obj_n_mc=1 if num_samples is None else int(num_samples), **options)

@@ -2,7 +2,8 @@
 
 Every raw file ships inside a pip package (no download at run time); its sha256 is
 recorded below and checked before use. Processed datasets are cached as
-``data/processed/<name>.npz`` together with ``data/processed/provenance.json``.
+``<DATA_DIR>/<name>.npz`` together with ``<DATA_DIR>/provenance.json`` (``DATA_DIR``:
+`lsvi.pipeline.paths.DATA_DIR`, relative to the repository root).
 
 =============  ======================================  =========================  ===========
 name           raw file (package==version)             processed ``X`` (n, d)     task
@@ -75,7 +76,6 @@ from lsvi.pipeline.paths import DATA_DIR, resolve
 
 ALL = ("pima", "sonar", "census", "mnist", "mnist_test", "concrete")
 FORMAT_VERSION = 1  # bump when the processing changes: cached npz files are then rebuilt
-DEFAULT_DIR = DATA_DIR
 
 
 # --------------------------------------------------------------------------------------
@@ -490,7 +490,7 @@ def markdown_table(df) -> str:
 
 
 # --------------------------------------------------------------------------------------
-# Cache: data/processed/<name>.npz (+ provenance.json)
+# Cache: <DATA_DIR>/<name>.npz (+ provenance.json)
 
 
 def _atomic_write(path: Path, write) -> Path:
@@ -544,7 +544,7 @@ def write_provenance(entries: dict[str, dict], data_dir: Path) -> Path:
         return _atomic_write(path, lambda fh: fh.write(text.encode()))
 
 
-def materialise(names=ALL, data_dir: str | os.PathLike = DEFAULT_DIR) -> dict[str, Path]:
+def materialise(names=ALL, data_dir: str | os.PathLike = DATA_DIR) -> dict[str, Path]:
     """Build ``names`` and write ``<data_dir>/<name>.npz`` and ``provenance.json``.
 
     Raises `DatasetSourceError` if a raw file is missing or fails its checksum.
@@ -559,7 +559,7 @@ def materialise(names=ALL, data_dir: str | os.PathLike = DEFAULT_DIR) -> dict[st
     return out
 
 
-def load(name: str, data_dir: str | os.PathLike = DEFAULT_DIR) -> Dataset:
+def load(name: str, data_dir: str | os.PathLike = DATA_DIR) -> Dataset:
     """Load dataset ``name`` from ``<data_dir>/<name>.npz``, building it first if missing
     or written by another `FORMAT_VERSION`. Relative ``data_dir`` is resolved against the
     repository root (`lsvi.pipeline.paths.resolve`)."""
@@ -575,9 +575,9 @@ def load(name: str, data_dir: str | os.PathLike = DEFAULT_DIR) -> Dataset:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """CLI: ``python -m lsvi.experiments.datasets --out data/processed [names...]``."""
+    """CLI: ``python -m lsvi.experiments.datasets [--out DIR] [names...]`` (default DIR: ``DATA_DIR``)."""
     parser = argparse.ArgumentParser(prog="python -m lsvi.experiments.datasets", description=__doc__.splitlines()[0])
-    parser.add_argument("--out", default=DEFAULT_DIR, help="output folder (default: %(default)s)")
+    parser.add_argument("--out", default=DATA_DIR, help="output folder (default: %(default)s)")
     parser.add_argument("names", nargs="*", metavar="name",
                         help=f"datasets to build, among {', '.join(ALL)} (default: all)")
     args = parser.parse_args(argv)

@@ -1,6 +1,7 @@
 """Logistic-regression experiments of Section 5.1 / Appendix C.2: problems, methods, scores.
 
-A `Problem` bundles what Appendix C.2 fixes for each data set:
+A `Problem` bundles what Appendix C.2 fixes for each data set (`PROBLEMS`: one `ProblemSpec`
+per row; a new data set is a row there and a builder in `lsvi.experiments.datasets`):
 
 =========  ============  ==============================  ======================  =========
 data set   family        prior variances                 initial q               target
@@ -37,16 +38,36 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from lsvi.baselines import BASELINES, to_natural
 from lsvi.core import algorithms, losses, step_size, targets
 from lsvi.core import kernel as lsvi_kernel
-from lsvi.core.families import gaussian_fullcov as fullcov_family
-from lsvi.core.families import gaussian_meanfield as meanfield_family
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.pipeline import timing
 from lsvi.pipeline.paths import DATA_DIR
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_from_natural, meanfield_to_natural
 
-DATASETS = ("pima", "sonar", "census", "mnist")
-FULLCOV = ("pima", "sonar")
+
+
+class ProblemSpec(NamedTuple):
+    """What Appendix C.2 fixes for a data set (one row of the module table): ``family``
+    "fullcov" or "meanfield"; ``intercept``: prior variance 400 on the first coefficient
+    (`lsvi.core.targets.paper_prior_variance`); ``init_var``: the initial q is
+    N(0, init_var·I); ``batch_size``: the default P of eq. (21), or None for the full-data target."""
+
+    family: str
+    intercept: bool
+    init_var: float
+    batch_size: Optional[int]
+
+
+PROBLEMS = {
+    "pima": ProblemSpec("fullcov", intercept=True, init_var=1.0, batch_size=None),
+    "sonar": ProblemSpec("fullcov", intercept=True, init_var=1.0, batch_size=None),
+    "census": ProblemSpec("meanfield", intercept=True, init_var=1.0, batch_size=1000),     # P = 10³ (Table 2)
+    "mnist": ProblemSpec("meanfield", intercept=False, init_var=float(np.exp(-2.0)), batch_size=None),
+}
+DATASETS = tuple(PROBLEMS)
+FULLCOV = tuple(name for name, spec in PROBLEMS.items() if spec.family == "fullcov")
 
 # (label, algorithm, Table 3 schedule) as run in the paper (Table 3, left)
 METHODS = {
@@ -125,31 +146,31 @@ class Problem(NamedTuple):
 
 def problem(name: str, data_dir: str = DATA_DIR, batch_size: Optional[int] = None,
             subsample_scale="paper", max_elements: float = targets.DEFAULT_MAX_ELEMENTS) -> Problem:
-    """The Appendix C.2 set-up of data set ``name`` (see the module table).
+    """The Appendix C.2 set-up of data set ``name`` (`PROBLEMS`, the module table).
 
-    batch_size: Census only (default 10³, Table 2); ``subsample_scale`` is passed to
-    `lsvi.core.targets.subsampled_logistic_regression` ("paper": eq. (21) as printed)."""
+    batch_size: P of eq. (21) for a subsampled data set (Census; default its `ProblemSpec`'s,
+    10³); ``subsample_scale`` is passed to `lsvi.core.targets.subsampled_logistic_regression`
+    ("paper": eq. (21) as printed)."""
     from lsvi.experiments import datasets
 
-    if name not in DATASETS:
+    if name not in PROBLEMS:
         raise ValueError(f"unknown logistic-regression data set {name!r}; expected one of {DATASETS}")
-    ds = datasets.load(name, data_dir)
-    X = jnp.asarray(ds.X, jnp.float64)
+    spec = PROBLEMS[name]
+    X = jnp.asarray(datasets.load(name, data_dir).X, jnp.float64)
     d = X.shape[1]
-    prior_var = targets.paper_prior_variance(d, intercept=(name != "mnist"))
-    if name in FULLCOV:
-        family = fullcov_family(d)
-        eta0 = fullcov_to_natural(jnp.zeros(d), jnp.eye(d))
+    prior_var = targets.paper_prior_variance(d, intercept=spec.intercept)
+    if spec.family == "fullcov":
+        family, eta0 = gaussian_fullcov(d), fullcov_to_natural(jnp.zeros(d), spec.init_var * jnp.eye(d))
     else:
-        family = meanfield_family(d)
-        eta0 = meanfield_to_natural(jnp.zeros(d), jnp.full(d, np.exp(-2.0) if name == "mnist" else 1.0))
-    if name == "census":
-        batch_size = batch_size or 1000
+        family, eta0 = gaussian_meanfield(d), meanfield_to_natural(jnp.zeros(d), jnp.full(d, spec.init_var))
+    if spec.batch_size is not None:
+        batch_size = batch_size or spec.batch_size
         log_target = targets.subsampled_logistic_regression(X, prior_var, batch_size, subsample_scale,
                                                             max_elements=max_elements)
     else:
         if batch_size is not None:
-            raise ValueError(f"subsampling (batch_size) is only set up for census, not {name}")
+            subsampled = [k for k, v in PROBLEMS.items() if v.batch_size is not None]
+            raise ValueError(f"subsampling (batch_size) is only set up for {', '.join(subsampled)}, not {name}")
         log_target = targets.logistic_regression(X, prior_var, max_elements=max_elements)
     return Problem(name, X, prior_var, family, eta0, log_target, targets.logistic_logdensity(X, prior_var),
                    batch_size)
@@ -191,11 +212,33 @@ def kl_curves(prob: Problem, etas, num_draws: int, seed: int = 1):
     return np.asarray(est).reshape(etas.shape[:-1]), np.asarray(se).reshape(etas.shape[:-1])
 
 
+def fit_baselines(prob: Problem, configs: dict, num_reps: int, seed: int = 0, log=print) -> tuple[dict, dict]:
+    """``num_reps`` fits (seeds ``seed + r``) of each library baseline in ``configs``
+    {label: (name in `lsvi.baselines.BASELINES`, num_iterations, num_samples or None, options dict)}.
+
+    A failure is recorded, not raised: returns (traces {label: list of `GaussianTrace`},
+    errors {label: the first error}); a baseline that raised has no traces. ``log`` gets
+    one line per baseline (loop seconds per run, errors)."""
+    traces, errors = {}, {}
+    for label, (name, num_iterations, num_samples, options) in configs.items():
+        try:
+            traces[label] = [BASELINES[name](prob, num_iterations, num_samples, seed + r, **options)
+                             for r in range(num_reps)]
+        except Exception as err:  # recorded, not dropped: a claim reports it
+            errors[label] = repr(err)
+            log(f"{label} FAILED: {err!r}")
+            continue
+        errs = [tr.info["error"] for tr in traces[label] if tr.info.get("error")]
+        if errs:
+            errors[label] = errs[0]
+        log(f"{label}: {num_reps} runs, {np.mean([tr.loop_s for tr in traces[label]]):.2f} s per run (loop only, "
+            f"set-up and compilation {np.mean([tr.compile_s for tr in traces[label]]):.1f} s), errors: {errs or 'none'}")
+    return traces, errors
+
+
 def kl_curves_of_traces(prob: Problem, traces, num_draws: int, seed: int = 1):
     """`kl_curves` for library baselines: ``traces`` is a list of `lsvi.baselines.GaussianTrace`
     (one per repetition), truncated to the shortest. Returns (estimates (R, K), iterations (K,))."""
-    from lsvi.baselines import to_natural
-
     K = min(len(tr.iterations) for tr in traces)
     etas = np.stack([np.asarray(to_natural(tr))[:K] for tr in traces])
     return kl_curves(prob, etas, num_draws, seed)[0], np.asarray(traces[0].iterations[:K])
@@ -238,21 +281,20 @@ def misclassification(means, X_test_flipped):
     return np.mean(margins <= 0.0, axis=-1)
 
 
-def cost_per_iteration(prob: Problem, algorithm: str, schedule: int, sample_sizes, num_steps: int, num_reps: int,
-                       seed: int = 0, **options) -> np.ndarray:
+def cost_per_iteration(prob: Problem, algorithm: str, schedule: Optional[int], sample_sizes, num_steps: int,
+                       num_reps: int, seed: int = 0, **options) -> np.ndarray:
     """Seconds per iteration (len(sample_sizes), num_reps): ``num_steps`` iterations per
-    run, compilation excluded (Figures 4 and 5, left). ``algorithm="blackjax"`` times
-    Blackjax meanfield_vi (``options``: ``learning_rate``) the same way; its ``schedule``
-    is ignored."""
-    if algorithm == "blackjax":
-        from lsvi.baselines import blackjax_meanfield
-
-        return blackjax_meanfield.cost_per_iteration(prob.logdensity, prob.d, sample_sizes, num_steps, num_reps,
-                                                     options.get("learning_rate", 1e-3), seed)
+    run, compilation excluded (Figures 4 and 5, left). ``algorithm`` is a registered LSVI/NGD
+    algorithm or a baseline of `lsvi.baselines.BASELINES` (its ``loop_s``: run r has seed
+    ``seed + r`` and N draws per iteration; ``options`` go to its fit, ``schedule`` is ignored)."""
     out = []
     for N in sample_sizes:
-        runs = run_method(prob, algorithm, schedule, int(N), num_steps, num_reps, seed, **options)
-        out.append(runs.times / num_steps)
+        if algorithm in BASELINES:
+            out.append([BASELINES[algorithm](prob, num_steps, int(N), seed + r, **options).loop_s / num_steps
+                        for r in range(num_reps)])
+        else:
+            runs = run_method(prob, algorithm, schedule, int(N), num_steps, num_reps, seed, **options)
+            out.append(runs.times / num_steps)
     return np.array(out)
 
 
@@ -260,45 +302,46 @@ def cost_table(prob: Problem, methods, sample_sizes, num_steps: int, num_reps: i
                options: Optional[dict] = None) -> dict:
     """Seconds per iteration of several methods, timed in turn (Figure 5, left; Table 1 claims).
 
-    methods: [(label, algorithm, schedule)], algorithm registered in `lsvi.core.algorithms` or "blackjax";
-    sample_sizes: a list of N for every method, or {label: list of N}; options:
-    {algorithm: keyword arguments} (``fim`` for NGD, ``learning_rate`` for Blackjax).
-    Every (method, N) is compiled first; then the timed runs of ``num_steps`` iterations go
-    round-robin — repetition, N, method — so that a burst of load from another process on a
-    shared machine spreads over the methods instead of landing on one method's points.
+    methods: [(label, algorithm, schedule)], algorithm registered in `lsvi.core.algorithms` or a
+    baseline of `lsvi.baselines.BASELINES` (its schedule ignored); sample_sizes: a list of N
+    for every method, or {label: list of N}; options: {algorithm: keyword arguments} (``fim``
+    for NGD, ``learning_rate`` for Blackjax). Every LSVI/NGD (method, N) is compiled first;
+    then the timed runs of ``num_steps`` iterations go round-robin — repetition, N, method —
+    so that a burst of load from another process on a shared machine spreads over the
+    methods instead of landing on one method's points. A baseline's time is its trace's
+    ``loop_s`` (its set-up and compilation excluded; run r has seed ``seed + r``).
     Returns {label: (len(sizes of label), num_reps)}, compilation excluded.
     """
-    from lsvi.baselines import blackjax_meanfield
-
     options = options or {}
     sizes = {label: list(sample_sizes[label] if isinstance(sample_sizes, dict) else sample_sizes)
              for label, _, _ in methods}
     key = jax.random.PRNGKey(seed)
     compiled = {}
     for label, alg, sch in methods:
-        opts = dict(options.get(alg, {}))
+        if alg in BASELINES:
+            continue
         for N in sizes[label]:
-            if alg == "blackjax":
-                exe = blackjax_meanfield._run.lower(key, prob.logdensity, prob.d, num_steps, int(N),
-                                                    opts.get("learning_rate", 1e-3)).compile()
-                compiled[label, N] = (exe, ())
-            else:
-                state = lsvi_kernel.init(prob.eta0)
-                sched = step_size.table3(sch)
-                eps = lsvi_kernel.step_sizes(sched, num_steps)
-                exe = lsvi_kernel.run.lower(key, kernel(prob, alg, int(N), **opts), state, eps, sched.u2).compile()
-                compiled[label, N] = (exe, (state, eps, sched.u2))
+            state = lsvi_kernel.init(prob.eta0)
+            sched = step_size.table3(sch)
+            eps = lsvi_kernel.step_sizes(sched, num_steps)
+            exe = lsvi_kernel.run.lower(key, kernel(prob, alg, int(N), **options.get(alg, {})), state, eps,
+                                        sched.u2).compile()
+            compiled[label, N] = (exe, (state, eps, sched.u2))
     out = {label: np.full((len(sizes[label]), num_reps), np.nan) for label, _, _ in methods}
     for r in range(num_reps):
         k = jax.random.PRNGKey(seed + r)
         for N in sorted({N for s in sizes.values() for N in s}):
-            for label, _, _ in methods:
+            for label, alg, _ in methods:
                 if N not in sizes[label]:
                     continue
-                exe, args = compiled[label, N]
-                t0 = time.perf_counter()
-                jax.block_until_ready(exe(k, *args))
-                out[label][sizes[label].index(N), r] = (time.perf_counter() - t0) / num_steps
+                if alg in BASELINES:
+                    seconds = BASELINES[alg](prob, num_steps, int(N), seed + r, **options.get(alg, {})).loop_s
+                else:
+                    exe, args = compiled[label, N]
+                    t0 = time.perf_counter()
+                    jax.block_until_ready(exe(k, *args))
+                    seconds = time.perf_counter() - t0
+                out[label][sizes[label].index(N), r] = seconds / num_steps
     return out
 
 
@@ -368,48 +411,31 @@ def blow_ups(curves) -> np.ndarray:
 # Command-line interface: run time and peak memory in a fresh process (Table 1)
 
 
-BASELINES = ("pymc_advi", "gmmvi", "blackjax")
-
-
 def _time_baseline(prob: Problem, method: str, args) -> dict:
-    """``args.runs`` fits of a library baseline, one after the other. Like the LSVI rows,
-    ``times_s`` is the optimisation loop alone; the library's set-up and compilation of each
-    call (PyMC builds and compiles its graph, gmmvi traces its TensorFlow functions, Blackjax
-    is jitted) is ``compile_s`` (mean over calls), and ``total_s`` is each whole call."""
-    loop, setup, total = [], [], []
+    """``args.runs`` fits of the library baseline ``method`` (`lsvi.baselines.BASELINES`), one
+    after the other (seeds ``args.seed + r``). Like the LSVI rows, ``times_s`` is the
+    optimisation loop alone (each trace's ``loop_s``); ``compile_s`` is the library's set-up
+    and compilation in the first call (what a fresh process pays; later calls may reuse a
+    cache, Blackjax's compiled loop), and ``total_s`` is each whole call."""
+    loop, total, compile_s = [], [], None
     for r in range(args.runs):
         t0 = time.perf_counter()
-        if method == "pymc_advi":
-            from lsvi.baselines import pymc_advi
-
-            tr = pymc_advi.fit(np.asarray(prob.X), np.asarray(prob.prior_var), num_iterations=args.num_steps,
-                               method="advi" if prob.meanfield else "fullrank_advi", seed=args.seed + r)
-            loop.append(tr.info["loop_time"])
-        elif method == "gmmvi":
-            from lsvi.baselines import gmmvi_single
-
-            tr = gmmvi_single.fit(np.asarray(prob.X), np.asarray(prob.prior_var), num_iterations=args.num_steps,
-                                  num_samples=args.num_samples, seed=args.seed + r)
-            loop.append(float(tr.elapsed[-1]))
-        else:
-            from lsvi.baselines import blackjax_meanfield
-
-            tr = blackjax_meanfield.fit(prob.logdensity, prob.d, num_iterations=args.num_steps,
-                                        num_samples=args.num_samples, seed=args.seed + r)
-            loop.append(tr.info["wall_s"])
+        tr = BASELINES[method](prob, args.num_steps, args.num_samples, args.seed + r)
         if tr.info.get("error"):
             raise RuntimeError(f"{method} failed: {tr.info['error']}")
         total.append(time.perf_counter() - t0)
-        setup.append(total[-1] - loop[-1])
-    return dict(times_s=loop, compile_s=float(np.mean(setup)), total_s=total)
+        loop.append(float(tr.loop_s))
+        compile_s = float(tr.compile_s) if compile_s is None else compile_s
+    return dict(times_s=loop, compile_s=compile_s, total_s=total)
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lsvi.experiments.logistic", description="time one method (Table 1)")
     ap.add_argument("--dataset", required=True, choices=DATASETS)
-    ap.add_argument("--method", required=True, choices=tuple(algorithms.ALGORITHMS) + BASELINES)
+    ap.add_argument("--method", required=True, choices=tuple(algorithms.ALGORITHMS) + tuple(BASELINES))
     ap.add_argument("--schedule", type=int, default=1, help="Table 3 schedule (LSVI and NGD)")
-    ap.add_argument("--num-samples", type=int, default=10_000)
+    ap.add_argument("--num-samples", type=int, default=None,
+                    help="draws per iteration (default: 10^4 for LSVI/NGD, the library's default for a baseline)")
     ap.add_argument("--num-steps", type=int, default=100)
     ap.add_argument("--batch-size", type=int, default=None, help="census: P of eq. (21)")
     ap.add_argument("--fim", default=None, choices=("mc", "exact"), help="NGD Fisher matrix (default: mc)")
@@ -421,7 +447,8 @@ def main(argv=None) -> int:
     out = dict(vars(args))
     if args.method in algorithms.ALGORITHMS:
         opts = {"fim": args.fim} if args.fim else {}
-        runs = run_method(prob, args.method, args.schedule, args.num_samples, args.num_steps, args.runs, args.seed, **opts)
+        runs = run_method(prob, args.method, args.schedule, args.num_samples or 10_000, args.num_steps, args.runs,
+                          args.seed, **opts)
         out.update(times_s=runs.times.tolist(), compile_s=runs.compile_time,
                    accepted_fraction=float(np.mean(runs.infos.accepted)))
     else:
