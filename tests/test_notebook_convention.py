@@ -1,6 +1,7 @@
 """Conventions every notebooks/*.ipynb follows (see README, "Adding a notebook")."""
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -58,3 +59,22 @@ def test_figure_names_follow_the_naming_scheme():
     bad = [f for f in names if not FIGURE_NAME.match(f)]
     assert not bad, f"figure names not figNN_/tableNN_/thm_<slug>: {bad}"
     assert len(names) == len(set(names)), "a figure is produced by two notebooks"
+
+
+MAX_CODE_LINES = 120  # a notebook tells; the computing lives in src/lsvi (README, "How the code is organised")
+
+
+def _code_lines(path):
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "code"]
+    return [line for c in cells for line in "".join(c["source"]).splitlines()
+            if line.strip() and not line.lstrip().startswith("#")]
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_code_is_short_and_defines_nothing(path):
+    lines = _code_lines(path)
+    assert len(lines) <= MAX_CODE_LINES, f"{path.name}: {len(lines)} code lines (at most {MAX_CODE_LINES})"
+    tree = ast.parse("\n".join(lines))
+    defined = [type(node).__name__ for node in ast.walk(tree)
+               if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))]
+    assert not defined, f"{path.name} defines {defined}: move the logic to src/lsvi"

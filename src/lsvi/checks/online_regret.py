@@ -66,6 +66,18 @@ def gaussian_argmin(objective, m0, s0, gtol: float = 1e-13):
     return res.x[:d], np.exp(res.x[d:]), float(np.max(np.abs(g(jnp.asarray(res.x)))))
 
 
+def elbo_argmin(x, alpha, prior_sd, per_observation: bool):
+    """The Gaussian maximiser (m (d,), σ (d,), ‖gradient‖∞) of the slide's ELBO (`neg_elbo`) on data x (n, d),
+    by `gaussian_argmin` from m = 0, σ = 1."""
+    d = x.shape[1]
+    objective = partial(_neg_elbo_at, x=x, alpha=alpha, prior_sd=prior_sd, per_observation=per_observation)
+    return gaussian_argmin(objective, np.zeros(d), np.ones(d))
+
+
+def _neg_elbo_at(m, sigma, *, x, alpha, prior_sd, per_observation):
+    return neg_elbo(m, sigma, x, alpha, prior_sd, per_observation)
+
+
 # ---------------------------------------------------------------- EWA on a Bernoulli grid
 def bernoulli_loss(theta, x):
     """−log p_θ(x) = −x log θ − (1 − x) log(1 − θ); broadcasts."""
