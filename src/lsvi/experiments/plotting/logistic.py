@@ -156,6 +156,19 @@ def _style(styles, label, i):
     return {"color": f"C{i}", **(styles or {}).get(label, {})}
 
 
+def _label_axes(ax, xlabel: str, ylabel: str, title: str = "", xscale=None, yscale=None, **xscale_kw):
+    """Scales, labels, a small title, the major grid and the legend of one panel."""
+    if xscale:
+        ax.set_xscale(xscale, **xscale_kw)
+    if yscale:
+        ax.set_yscale(yscale)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=7)
+
+
 def fig02_mnist(curves: dict, seconds: dict, t_min: int = 10, styles: dict | None = None, title: str = ""):
     """Figure 2 (left): KL against elapsed time, mean ± 1 sd, iterations t ≥ ``t_min``.
 
@@ -168,12 +181,7 @@ def fig02_mnist(curves: dict, seconds: dict, t_min: int = 10, styles: dict | Non
         t = np.asarray(t)
         keep = t >= t_min
         band(ax, t[keep] * seconds[label], np.asarray(Y)[:, keep], label, marker=".", **_style(styles, label, i))
-    ax.set_yscale("log")
-    ax.set_xlabel("elapsed time (s) = t × seconds per iteration")
-    ax.set_ylabel(_KL_LABEL)
-    ax.set_title(title, fontsize=9)
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=7)
+    _label_axes(ax, "elapsed time (s) = t × seconds per iteration", _KL_LABEL, title, yscale="log")
     fig.tight_layout()
     return fig
 
@@ -196,22 +204,11 @@ def fig05_mnist(cost: dict, curves: dict, styles: dict | None = None, title: str
         N = np.asarray(N, dtype=float)
         y1 = np.median(np.asarray(sec)[-1])
         axl.plot(N, y1 * N / N[-1], ls=":", color="0.4", lw=1, label="∝ N (guide)")
-    axl.set_xscale("log")
-    axl.set_yscale("log")
-    axl.set_xlabel("number of samples N")
-    axl.set_ylabel("seconds per iteration")
-    axl.set_title("cost per iteration: mean ± 2 sd over timed runs, × median", fontsize=9)
-    axl.grid(True, which="major", alpha=0.3)
-    axl.legend(fontsize=7)
+    _label_axes(axl, "number of samples N", "seconds per iteration",
+                "cost per iteration: mean ± 2 sd over timed runs, × median", xscale="log", yscale="log")
     for label, (t, Y) in curves.items():
         band(axr, t, Y, label, marker=".", **_style(styles, label, order.index(label)))
-    axr.set_xscale("symlog", linthresh=1)
-    axr.set_yscale("log")
-    axr.set_xlabel("iteration t")
-    axr.set_ylabel(_KL_LABEL)
-    axr.set_title(title, fontsize=9)
-    axr.grid(True, which="major", alpha=0.3)
-    axr.legend(fontsize=7)
+    _label_axes(axr, "iteration t", _KL_LABEL, title, xscale="symlog", yscale="log", linthresh=1)
     fig.tight_layout()
     return fig
 
@@ -254,12 +251,8 @@ def fig07_census(curves: dict, styles: dict | None = None, title: str = "", vari
         for label, (t, Y) in cv.items():
             band(ax, t, Y, label, **_style(styles, label, k))
             k += 1
-        ax.set_xscale("symlog", linthresh=1)
-        ax.set_xlabel("iteration t")
-        ax.set_ylabel(r"$\hat L$: KL up to the constant, with $\hat f$ (nats)")
-        ax.set_title(ttl, fontsize=9)
-        ax.grid(True, which="major", alpha=0.3)
-        ax.legend(fontsize=7)
+        _label_axes(ax, "iteration t", r"$\hat L$: KL up to the constant, with $\hat f$ (nats)", ttl,
+                    xscale="symlog", linthresh=1)
     fig.tight_layout()
     return fig
 
