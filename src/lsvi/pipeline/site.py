@@ -17,7 +17,7 @@ status columns (which results depend on the scale).
 Claims are grouped per paper (`PAPERS`: notebook prefix -> paper), then per notebook
 (its figures beside its claims rows, grouped by source), and counted per paper and per
 source kind (figures, tables, theorems, other; `lsvi.pipeline.report.source_kind`).
-The HTML is rendered by Jinja2 templates (``templates/*.html.j2``) and nbconvert's
+The HTML is rendered by Jinja2 templates (``templates/site_index.html.j2``, ``templates/notebook.html.j2``) and nbconvert's
 ``HTMLExporter``; nothing here writes HTML by string concatenation.
 """
 from __future__ import annotations
@@ -116,12 +116,16 @@ def scale_statuses(results_root: Path, scales) -> dict[str, dict[tuple[str, str]
     return out
 
 
-def render_notebook(src: Path, dest: Path) -> None:
-    """``src`` (an executed .ipynb) as standalone HTML (nbconvert's lab template, images inlined)."""
+def render_notebook(src: Path, dest: Path, mathjax_url: str = "") -> None:
+    """``src`` (an executed .ipynb) as standalone HTML: nbconvert's lab template with images and
+    CSS inlined and no script from a CDN (``templates/notebook.html.j2``); LaTeX is then shown
+    as source unless ``mathjax_url`` (a MathJax 2 script, local or online) is given."""
     import nbconvert
     import nbformat
 
-    exporter = nbconvert.HTMLExporter(template_name="lab", embed_images=True)
+    exporter = nbconvert.HTMLExporter(template_name="lab", template_file="notebook.html.j2",
+                                      extra_template_paths=[str(TEMPLATES)], embed_images=True,
+                                      mathjax_url=mathjax_url)
     body, _ = exporter.from_notebook_node(nbformat.read(src, as_version=4))
     dest.write_text(body, encoding="utf-8")
 
@@ -155,13 +159,15 @@ def build_site(
     figures_root: str | os.PathLike | None = None,
     results_root: str | os.PathLike | None = None,
     root: str | os.PathLike | None = None,
+    mathjax_url: str = "",
 ) -> dict[str, int]:
     """Write the site for ``results_dir`` (``results/<scale>``) into ``out_dir`` (default
     ``results_dir/site``); return the claim counts shown on its index.
 
     ``figures_root`` holds ``<scale>/<name>.png`` (default ``<root>/figures``); ``results_root``
     holds the other scales' ``<s>/claims.csv`` (default: the parent of ``results_dir``).
-    The site is written to a temporary directory next to ``out_dir`` and swapped in.
+    The site is written to a temporary directory next to ``out_dir`` and swapped in; it loads
+    nothing from the network unless ``mathjax_url`` is given (see `render_notebook`).
     """
     results_dir = Path(results_dir)
     scale = scale or results_dir.resolve().name
@@ -191,7 +197,7 @@ def build_site(
         executed = results_dir / stem / "executed.ipynb"
         link = None
         if executed.is_file():
-            render_notebook(executed, tmp / "notebooks" / f"{stem}.html")
+            render_notebook(executed, tmp / "notebooks" / f"{stem}.html", mathjax_url)
             link = f"notebooks/{stem}.html"
         figures = []
         for name in (spec.figures if spec else ()):
@@ -224,7 +230,7 @@ def build_site(
     n_differs = sum(r["differs"] for p in papers for nb in p["notebooks"] for _, rs in nb.groups for r in rs)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
-    html = env.get_template("index.html.j2").render(
+    html = env.get_template("site_index.html.j2").render(
         scale=scale, scale_description=cfg.scales.get(scale, ""), total=total, n_claims=len(rows), n_differs=n_differs,
         statuses=STATUSES, status_class=STATUS_CLASS, papers=papers, sources=sources,
         scales_with_report=scales_with_report,
@@ -246,12 +252,14 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     ap.add_argument("--scale", default=None, help="scale (default: the name of results_dir)")
     ap.add_argument("--out", default=None, help="output directory (default: results_dir/site)")
+    ap.add_argument("--mathjax-url", default="",
+                    help="MathJax 2 script for the notebooks' LaTeX (default: none; the site loads nothing from the network)")
     args = ap.parse_args(argv)
     if not (Path(args.results_dir) / "claims.csv").is_file():
         print(f"no {Path(args.results_dir) / 'claims.csv'}: run the pipeline (make all) first", file=sys.stderr)
         return 1
     try:
-        n = build_site(args.results_dir, args.config, args.scale, args.out)
+        n = build_site(args.results_dir, args.config, args.scale, args.out, mathjax_url=args.mathjax_url)
     except ConfigError as e:
         print(f"ConfigError: {e}", file=sys.stderr)
         return 2
