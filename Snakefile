@@ -194,7 +194,7 @@ rule site:
         csv=f"{RESULTS}/claims.csv",
         md=f"{RESULTS}/REPLICATION.md",
         other=[f"results/{s}/claims.csv" for s in CFG.scales if s != SCALE and (ROOT / "results" / s / "claims.csv").is_file()],
-        code=["src/lsvi/pipeline/site.py", "src/lsvi/pipeline/templates/index.html.j2"],
+        code=["src/lsvi/pipeline/site.py", "src/lsvi/pipeline/templates/site_index.html.j2", "src/lsvi/pipeline/templates/notebook.html.j2"],
     output:
         f"{RESULTS}/site/index.html",
     params:
