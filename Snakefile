@@ -104,9 +104,15 @@ onerror:
         from lsvi.pipeline.report import write_report
 
         n = write_report(RESULTS, ROOT / "config" / "scales.yaml", SCALE)
+        try:  # the site too, so that a reader sees the partial run as the complete one
+            from lsvi.pipeline.site import build_site
+
+            build_site(RESULTS, ROOT / "config" / "scales.yaml", SCALE)
+        except Exception as e:  # noqa: BLE001
+            print(f"(could not build the site: {e})", file=sys.stderr)
         print(
             f"\nPipeline incomplete: {n['failed']} notebook(s) FAILED, {n['missing']} MISSING; "
-            f"partial report in {RESULTS}/REPLICATION.md. Fix and rerun the same command "
+            f"partial report in {RESULTS}/REPLICATION.md and {RESULTS}/site/index.html. Fix and rerun the same command "
             "(only unfinished notebooks are redone).",
             file=sys.stderr,
         )
