@@ -64,11 +64,16 @@ all: check-env
 
 # The site alone, from whatever results/<scale>/ and figures/<scale>/ hold (no notebook is rerun).
 report: check-env
+	@test -f results/$(SCALE)/claims.csv || { echo "No results/$(SCALE)/claims.csv: run 'make all SCALE=$(SCALE)' first." >&2; exit 1; }
 	$(SNAKEMAKE) --config scale=$(SCALE) --allowed-rules site --forcerun site -- results/$(SCALE)/site/index.html
 	@echo "Open results/$(SCALE)/site/index.html in a browser."
 
+# JupyterLab in the project environment. Run a notebook as it is (its parameters cell = smoke); what
+# it writes goes under results/lab/ ($LSVI_OUTPUT_ROOT), not over the committed figures/ and results/.
+LAB_OUTPUT ?= $(CURDIR)/results/lab
 lab: check-env
-	$(BIN)jupyter lab --notebook-dir=notebooks
+	@echo "Notebook outputs go to $(LAB_OUTPUT) (make lab LAB_OUTPUT=$(CURDIR) writes figures/ and results/ as the pipeline does)."
+	LSVI_OUTPUT_ROOT=$(LAB_OUTPUT) $(BIN)jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
 
 check-report: check-env
 	$(BIN)python -m lsvi.pipeline.report results/$(SCALE) --check
