@@ -191,6 +191,16 @@ def chromium() -> str:
     return exe
 
 
+def test_missing_browser_skips_unless_required(monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.delenv("LSVI_REQUIRE_BROWSER", raising=False)
+    with pytest.raises(pytest.skip.Exception):
+        chromium()
+    monkeypatch.setenv("LSVI_REQUIRE_BROWSER", "1")
+    with pytest.raises(pytest.fail.Exception, match="LSVI_REQUIRE_BROWSER"):
+        chromium()
+
+
 def test_site_in_headless_chromium(site, tmp_path):
     exe = chromium()
     base = site["dir"].parent
