@@ -27,7 +27,7 @@ from nbformat import v4
 from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, read_claims, write_claims
 from lsvi.pipeline.config import load_config
 from lsvi.pipeline.paths import repo_root
-from lsvi.pipeline.site import build_site, main, paper_of
+from lsvi.pipeline.site import PAPERS, build_site, main, paper_of
 
 ROOT = repo_root()
 
@@ -140,6 +140,17 @@ def test_side_by_side_status_marks_exactly_the_scale_dependent_claims(site):
     cells = [td.text.strip() for td in row.find_all("td")]
     assert cells[-1] == cpu[site["flipped"]]  # the cpu column
     assert ("scale-dependent" in cells[-2]) == (site["flipped"] in differs)
+
+
+def test_per_source_summary_adds_up_and_follows_the_paper_table(site):
+    doc = soup(site["dir"] / "index.html")
+    rows = [[td.text.strip() for td in tr.find_all("td")] for tr in doc.select("#sources ~ table tr")[1:]]
+    assert sum(int(r[3]) for r in rows) == len(site["rows"])
+    assert sum(int(r[4]) for r in rows) == sum(c.status == PASS for c in site["rows"])
+    papers = list(dict.fromkeys(r[0] for r in rows))
+    order = [p[0] for p in PAPERS] + ["Other"]
+    assert papers == sorted(papers, key=order.index)
+    assert {(r[0], r[2]) for r in rows} == {(paper_of(c.notebook)[0], c.source) for c in site["rows"]}
 
 
 def test_cli_without_claims_fails(tmp_path, capsys):

@@ -222,9 +222,10 @@ def build_site(
         kinds = [(k, counts([c for c in cs if source_kind(c.source) == k])) for k in KINDS]
         papers.append({"short": short, "title": title, "notebooks": nbs, "counts": counts(cs), "n": len(cs),
                        "kinds": [(k, n) for k, n in kinds if sum(n.values())]})
+    order = {short: i for i, (short, _) in enumerate(by_paper)}
     sources = [{"paper": p, "kind": k, "source": s, "counts": counts(cs), "n": len(cs)}
                for (p, k, s), cs in sorted(source_summary.items(),
-                                           key=lambda kv: (kv[0][0], KINDS.index(kv[0][1]), _natural_key(kv[0][2])))]
+                                           key=lambda kv: (order[kv[0][0]], KINDS.index(kv[0][1]), _natural_key(kv[0][2])))]
 
     total = counts(rows)
     n_differs = sum(r["differs"] for p in papers for nb in p["notebooks"] for _, rs in nb.groups for r in rs)
