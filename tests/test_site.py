@@ -27,7 +27,7 @@ from nbformat import v4
 from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, read_claims, write_claims
 from lsvi.pipeline.config import load_config
 from lsvi.pipeline.paths import repo_root
-from lsvi.pipeline.site import PAPERS, build_site, main, paper_of
+from lsvi.pipeline.site import PAPERS, build_site, main, paper_of, render_notebook
 
 ROOT = repo_root()
 
@@ -151,6 +151,17 @@ def test_per_source_summary_adds_up_and_follows_the_paper_table(site):
     order = [p[0] for p in PAPERS] + ["Other"]
     assert papers == sorted(papers, key=order.index)
     assert {(r[0], r[2]) for r in rows} == {(paper_of(c.notebook)[0], c.source) for c in site["rows"]}
+
+
+def test_mathjax_only_when_asked(tmp_path):
+    nb = v4.new_notebook(cells=[v4.new_markdown_cell("$x^2$")])
+    nbformat.write(nb, tmp_path / "a.ipynb")
+    render_notebook(tmp_path / "a.ipynb", tmp_path / "plain.html")
+    render_notebook(tmp_path / "a.ipynb", tmp_path / "mj.html", mathjax_url="mathjax/MathJax.js")
+    plain, mj = (soup(tmp_path / f) for f in ("plain.html", "mj.html"))
+    assert [s["src"] for s in plain.find_all("script", src=True)] == []
+    assert [s["src"] for s in mj.find_all("script", src=True)] == ["mathjax/MathJax.js"]
+    assert "$x^2$" in plain.text
 
 
 def test_cli_without_claims_fails(tmp_path, capsys):

@@ -56,6 +56,8 @@ OTHER_PAPER = ("Other", "Notebooks not attributed to a paper")
 LIBRARIES = ("jax", "jaxlib", "numpy", "scipy", "blackjax", "optax", "pymc", "arviz", "particles",
              "gmmvi", "matplotlib", "pandas", "papermill", "nbconvert", "snakemake")
 
+MATHJAX_ENV = "LSVI_MATHJAX_URL"  # e.g. https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=TeX-AMS_CHTML-full,Safe
+
 STATUS_CLASS = {PASS: "pass", FAIL: "fail", NOT_ASSESSABLE: "na"}
 
 
@@ -253,8 +255,9 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     ap.add_argument("--scale", default=None, help="scale (default: the name of results_dir)")
     ap.add_argument("--out", default=None, help="output directory (default: results_dir/site)")
-    ap.add_argument("--mathjax-url", default="",
-                    help="MathJax 2 script for the notebooks' LaTeX (default: none; the site loads nothing from the network)")
+    ap.add_argument("--mathjax-url", default=os.environ.get(MATHJAX_ENV, ""),
+                    help=f"MathJax 2 script (local path or URL) that renders the notebooks' LaTeX (default: ${MATHJAX_ENV}, "
+                         "else none: the site then loads nothing from the network and shows LaTeX as source)")
     args = ap.parse_args(argv)
     if not (Path(args.results_dir) / "claims.csv").is_file():
         print(f"no {Path(args.results_dir) / 'claims.csv'}: run the pipeline (make all) first", file=sys.stderr)
