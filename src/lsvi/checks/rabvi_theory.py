@@ -258,3 +258,15 @@ def stationary_summary(study: dict, gamma_max: float = 0.1) -> dict:
     out["spread_fit"] = loglog_fit(g_, spread) if len(g_) >= 2 else None
     out["delta_fit"] = loglog_fit(g_[1:][mask], delta[mask]) if mask.sum() >= 2 else None
     return out
+
+
+def stationary_table(summaries: dict):
+    """One row per (optimiser, γ): |ψ̄_γ − ψ*|, sd(ψ), δ_t (to the previous, larger γ) and whether δ_t is in the fit."""
+    import pandas as pd
+
+    rows = []
+    for name, s in summaries.items():
+        for i, gam in enumerate(s["gamma"]):
+            rows.append({"optimizer": name, "gamma": gam, "psi_bias": s["bias"][i], "psi_sd": s["spread"][i],
+                         "delta": s["delta"][i - 1] if i else np.nan, "in_fit": bool(s["mask"][i - 1]) if i else False})
+    return pd.DataFrame(rows)

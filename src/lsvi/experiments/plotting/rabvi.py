@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3"}
 LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rmsprop": "RMSProp", "adam": "Adam"}
@@ -29,7 +30,7 @@ def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
         ax[1].loglog(g1[s["mask"]], s["delta"][s["mask"]], "o", color=COLORS[name], label=lab)
         ax[1].loglog(g1[~s["mask"]], s["delta"][~s["mask"]], "o", mfc="none", color=COLORS[name])
         ax[1].loglog(g1, floors[name][1:], "--", color=COLORS[name], lw=0.7)
-    ax[1].set(xlabel="learning rate γ_t", ylabel="δ_t = SKL(λ̄_{γ_t}, λ̄_{γ_{t−1}})",
+    ax[1].set(xlabel="learning rate γ_t", ylabel="δ_t: SKL between averages at γ_t and γ_t/ρ",
               title="(b) Props 4.4/4.5: slope 2κ")
     ax[1].legend(fontsize=7)
     names = list(bounds)
@@ -47,6 +48,8 @@ def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
     ax[3].axhline(4.0, color="grey", ls=":")
     ax[3].set(xlabel="cost ratio r = C_O/C_E", ylabel="check-schedule cost / OPT", title="(d) Prop. 5.2")
     ax[3].legend(fontsize=8)
+    for a in ax[:2]:
+        a.xaxis.set_minor_formatter(NullFormatter())
     fig.tight_layout()
     return fig
 
@@ -57,15 +60,16 @@ def rabvi_gaussian_run(epochs, sqrt_skl_true, xi: float, rho: float):
     fig, ax = plt.subplots(1, 2, figsize=(10, 4))
     gam = np.array([e.gamma for e in epochs])
     est = np.array([np.sqrt(e.C_hat) * e.gamma ** e.kappa_hat for e in epochs])
-    ax[0].loglog(gam, sqrt_skl_true, "o-", label="true √SKL(q_λ̄_t, q*)")
-    ax[0].loglog(gam, est, "x--", label="estimate √Ĉ γ_t^κ̂ (eq. 17/21)")
+    ax[0].loglog(gam, sqrt_skl_true, "o-", label="true √SKL(q_t, q*), q_t the iterate average")
+    ax[0].loglog(gam, est, "x--", label="RABVI's estimate (Ĉ γ_t^(2κ̂))^(1/2), eq. 17/21")
     ax[0].axhline(xi, color="grey", ls=":", label="ξ")
     ax[0].set(xlabel="learning rate γ_t", ylabel="√SKL", title="(a) accuracy per learning rate")
     ax[0].legend(fontsize=8)
     iters = np.cumsum([e.iterations for e in epochs])
     ax[1].semilogy(iters, sqrt_skl_true, "o-")
     ax[1].axhline(xi, color="grey", ls=":", label="ξ")
-    ax[1].set(xlabel="iterations (end of each learning rate)", ylabel="√SKL(q_λ̄_t, q*)",
+    ax[0].xaxis.set_minor_formatter(NullFormatter())
+    ax[1].set(xlabel="iterations (end of each learning rate)", ylabel="√SKL(q_t, q*)",
               title=f"(b) RABVI stops after {len(epochs)} learning rates")
     ax[1].legend(fontsize=8)
     fig.tight_layout()
