@@ -10,8 +10,8 @@ LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rms
 
 
 def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
-    """(a) Thm 2.1: |ψ̄_γ − ψ*| and sd(ψ) vs γ (SGD); (b) Props 4.4/4.5: δ_t vs γ_t per optimiser (open markers:
-    left out of the slope fit), Monte Carlo scale dashed; (c) Props 4.1/4.3/5.1: lhs/rhs of each bound over the
+    """(a) Thm 2.1: |ψ̄_γ − ψ*| and sd(ψ) vs γ (SGD); (b) Props 4.4/4.5: δ_t vs γ_t per optimiser (faint open
+    markers: left out of the slope fit; plain RMSProp/Adam dashed with squares), Monte Carlo scale dotted; (c) Props 4.1/4.3/5.1: lhs/rhs of each bound over the
     random pairs (≤ 1: holds); (d) Prop 5.2: worst-case cost ratio of the χ-schedule vs g(r)."""
     fig, ax = plt.subplots(1, 4, figsize=(18, 4.2))
     s = summaries["sgd"]
@@ -20,16 +20,22 @@ def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
     ax[0].loglog(gam, s["spread"], "s-", label=f"sd of ψ iterates (slope {s['spread_fit'].slope:.2f})")
     ax[0].loglog(gam, s["bias"][0] * (gam / gam[0]), "k:", lw=1, label="slopes 1 and 1/2")
     ax[0].loglog(gam, s["spread"][0] * (gam / gam[0]) ** 0.5, "k:", lw=1)
-    ax[0].set(xlabel="learning rate γ", ylabel="ψ (log scale parameter)", title="(a) Thm 2.1, SGD, stationary ψ")
+    ax[0].set(xlabel="learning rate γ", ylabel="bias and sd of the log-scale ψ", title="(a) Thm 2.1, SGD, stationary ψ")
     ax[0].legend(fontsize=8)
     for name, s in summaries.items():
         g1 = s["gamma"][1:]
         fit = s["delta_fit"]
         lab = f"{LABELS[name]} (slope {fit.slope:.2f})" if fit is not None else LABELS[name]
-        ax[1].loglog(g1, s["delta"], "-", color=COLORS[name], lw=1)
-        ax[1].loglog(g1[s["mask"]], s["delta"][s["mask"]], "o", color=COLORS[name], label=lab)
-        ax[1].loglog(g1[~s["mask"]], s["delta"][~s["mask"]], "o", mfc="none", color=COLORS[name])
-        ax[1].loglog(g1, floors[name][1:], "--", color=COLORS[name], lw=0.7)
+        plain = name in ("rmsprop", "adam")  # dashed, squares: Adam lies on avgAdam at these run lengths
+        mk, ms = ("s", 8) if plain else ("o", 5)
+        ax[1].loglog(g1, s["delta"], "--" if plain else "-", color=COLORS[name], lw=1)
+        ax[1].loglog(g1[s["mask"]], s["delta"][s["mask"]], mk, ms=ms, color=COLORS[name], label=lab,
+                     **({"mfc": "none", "mew": 1.5} if plain else {}))
+        ax[1].loglog(g1[~s["mask"]], s["delta"][~s["mask"]], mk, ms=ms, mfc="none", color=COLORS[name], alpha=0.5)
+        ax[1].loglog(g1, floors[name][1:], ":", color=COLORS[name], lw=0.7)
+    ref = summaries["avg_adam"] if "avg_adam" in summaries else s
+    gr = ref["gamma"][1:]
+    ax[1].loglog(gr, ref["delta"][-1] * (gr / gr[-1]) ** 2, color="grey", lw=3, alpha=0.3, label="slope 2 (κ = 1)")
     ax[1].set(xlabel="learning rate γ_t", ylabel="δ_t: SKL between averages at γ_t and γ_t/ρ",
               title="(b) Props 4.4/4.5: slope 2κ")
     ax[1].legend(fontsize=7)
