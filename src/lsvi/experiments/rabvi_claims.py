@@ -60,7 +60,8 @@ def stationary_claims(summaries: dict, stat_assessable: bool) -> list[dict]:
                                   f"local slopes {_local(s)}" if f is not None else f"{s['n_fit']} usable points"),
                         criterion="slope in [1.7, 2.3] on ≥ 3 points with γ_t ≤ 0.1, δ_t ≥ 3× MC scale",
                         passed=f is not None and _in(f.slope, 1.7, 2.3),
-                        assessable=stat_assessable and s["n_fit"] >= 3))
+                        assessable=stat_assessable and s["n_fit"] >= 3,
+                        note="local slopes that fall towards 2 as γ decreases point to o(γ²) terms, not to κ ≠ 1"))
     for name, main_lo, main_hi, main_txt in (("rmsprop", 0.8, 1.2, "κ ≈ 1 (Fig. C.6)"),
                                              ("adam", 1.0, 1.6, "κ ∈ (1, 1.6), point estimate 1.2 (Fig. C.7)")):
         s = summaries[name]
