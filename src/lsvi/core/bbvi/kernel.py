@@ -1,0 +1,67 @@
+"""One black-box VI step (RABVI paper, eq. 4): λ ← λ − γ d_k, with d_k the optimiser's direction
+for the reparameterisation gradient of −ELBO (eq. 3) estimated with M draws,
+
+    ĝ(λ) = ∇_λ [ −M^{-1} Σ_m log π(μ_λ + L_λ z_m) − H(q_λ) ],   z_m ~ N(0, I_d),
+
+(exact entropy H). Blackjax shape: `init(λ) -> State`, `step(key, state, step_size) -> (State, Info)`,
+the learning rate γ an argument of the step; `run(key, state, step_size, num_steps)` scans it and
+returns every iterate (the trace FASO diagnoses). `step` and `run` are jitted (`num_steps` static).
+"""
+from __future__ import annotations
+
+from typing import Callable, NamedTuple
+
+import jax
+import jax.numpy as jnp
+import optax
+
+from lsvi.core.bbvi.families import Family
+
+
+class State(NamedTuple):
+    position: jnp.ndarray  # λ (P,)
+    opt_state: optax.OptState
+
+
+class Info(NamedTuple):
+    loss: jnp.ndarray  # Monte Carlo −ELBO estimate at the pre-step λ
+    grad_norm: jnp.ndarray
+
+
+class BBVI(NamedTuple):
+    init: Callable
+    step: Callable
+    run: Callable
+
+
+def build(family: Family, log_target: Callable, optimizer: optax.GradientTransformation,
+          num_samples: int = 10) -> BBVI:
+    """`log_target` θ (d,) -> scalar (unnormalised log π); `num_samples` = M (default 10)."""
+    logp = jax.vmap(log_target)
+
+    def neg_elbo(lam, z):
+        return -jnp.mean(logp(family.sample(lam, z))) - family.entropy(lam)
+
+    grad = jax.value_and_grad(neg_elbo)
+
+    def init(position) -> State:
+        position = jnp.asarray(position, float)
+        return State(position, optimizer.init(position))
+
+    def step(key, state: State, step_size) -> tuple[State, Info]:
+        z = jax.random.normal(key, (num_samples, family.dim))
+        loss, g = grad(state.position, z)
+        d, opt_state = optimizer.update(g, state.opt_state, state.position)
+        return State(state.position - step_size * d, opt_state), Info(loss, jnp.linalg.norm(g))
+
+    def run(key, state: State, step_size, num_steps: int):
+        """`num_steps` steps at fixed γ: (final State, iterates (num_steps, P), Info per step)."""
+
+        def body(s, k):
+            s, info = step(k, s, step_size)
+            return s, (s.position, info)
+
+        state, (trace, info) = jax.lax.scan(body, state, jax.random.split(key, num_steps))
+        return state, trace, info
+
+    return BBVI(init, jax.jit(step), jax.jit(run, static_argnums=3))

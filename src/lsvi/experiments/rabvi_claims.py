@@ -1,0 +1,138 @@
+"""Claims rows of notebook 40_rabvi_theory (RABVI paper, Welandawe et al.), criteria fixed before the runs.
+
+Each function returns a list of keyword dicts for `Run.claim`. Criteria:
+
+* Thm 2.1 (SGD, stationary ψ): log–log slope of |ψ̄_γ − ψ*| in [0.8, 1.2] (O(γ) bias) and of the sd of the
+  ψ iterates in [0.4, 0.6] (O(γ^{1/2}) spread), over ≥ 4 learning rates;
+* Prop. 4.4 (SGD, avgRMSProp, avgAdam; κ = 1): slope of δ_t vs γ_t in [1.7, 2.3], fitted on the γ_t ≤ 0.1
+  whose δ_t is ≥ 3× its Monte Carlo scale, ≥ 3 such points;
+* Prop. 4.5 / main text (RMSProp, Adam) with the measured slope s: eq. 20 reads δ ∝ γ^{2κ} so κ̂ = s/2,
+  criterion κ̂ ∈ [0.5, 1.1] (Prop. 4.5's [1/2, 1] plus Monte Carlo allowance 0.1); the main text reads
+  SKL = Θ(|γ − γ'|^{κ/2}) so κ̂ = 2s, criteria κ̂ ∈ [0.8, 1.2] ("κ ≈ 1", RMSProp, Fig. C.6) and κ̂ ∈ (1, 1.6)
+  (Adam, Fig. C.7);
+* Def. 4.2: numerical c* equal to √(2/(1 − e⁻¹)) within 1e-4 for d = 1..5, and the paper's 1.78 its rounding;
+* Props 4.1, 4.3, 5.1: zero violations over the random pairs (≥ 1,000);
+* Prop. 5.2: |χ_num(r) − χ(r)| ≤ 1e-5 on the r grid; g(0) = 4, g strictly decreasing, min/(1 + r) = g(r)
+  within 1e-8; the simulated check-schedule cost ratio ≤ g(r) everywhere;
+* RABVI (10-d Gaussian): the termination rule fires before K_max with every FASO call successful, and the
+  final √SKL(q̂, q*) < 2ξ (q* exact: mean 0, σ_i² = 1/[V⁻¹]_ii).
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from lsvi.checks import rabvi_theory as rt
+
+SRC = "Welandawe et al. (RABVI)"
+
+
+def _in(x, lo, hi):
+    return x is not None and np.isfinite(x) and lo <= x <= hi
+
+
+def _local(s) -> str:
+    """Slopes between consecutive δ_t (large to small γ), to show pre-asymptotic curvature."""
+    g1, dl = s["gamma"][1:], s["delta"]
+    return ", ".join(f"{v:.2f}" for v in np.diff(np.log(dl)) / np.diff(np.log(g1)))
+
+
+def stationary_claims(summaries: dict, stat_assessable: bool) -> list[dict]:
+    out = []
+    s = summaries["sgd"]
+    enough = stat_assessable and len(s["gamma"]) >= 4
+    b, sp = s["bias_fit"], s["spread_fit"]
+    out.append(dict(id="thm2.1_psi_bias_O_gamma", source=f"{SRC}, Thm 2.1 eq. 5",
+                    paper="stationary mean bias λ̄_γ − λ* = Aγ + o(γ) (SGD)",
+                    measured=f"slope {b.slope:.3f} [{b.lo:.3f}, {b.hi:.3f}] over γ = {s['gamma'].min():.3g}..{s['gamma'].max():.3g}",
+                    criterion="slope of |ψ̄_γ − ψ*| in [0.8, 1.2], ≥ 4 rates", passed=_in(b.slope, 0.8, 1.2),
+                    assessable=enough, note="Gaussian target: τ̄_γ is exactly unbiased, ψ carries the O(γ) bias"))
+    out.append(dict(id="thm2.1_spread_O_sqrt_gamma", source=f"{SRC}, Thm 2.1 eq. 6",
+                    paper="stationary spread ∫(λ − λ*)(λ − λ*)ᵀ dμ_γ = A'γ + O(γ²)",
+                    measured=f"slope {sp.slope:.3f} [{sp.lo:.3f}, {sp.hi:.3f}]",
+                    criterion="slope of sd(ψ iterates) in [0.4, 0.6]", passed=_in(sp.slope, 0.4, 0.6),
+                    assessable=enough))
+    for name in ("sgd", "avg_rmsprop", "avg_adam"):
+        s = summaries[name]
+        f = s["delta_fit"]
+        out.append(dict(id=f"prop4.4_slope2_{name}", source=f"{SRC}, Prop. 4.4 eq. 15 (and eq. 18 for averaged)",
+                        paper="SKL(q_γ*, q_γ'*) = C(γ − γ')² + o(γ²): log–log slope 2",
+                        measured=(f"slope {f.slope:.3f} [{f.lo:.3f}, {f.hi:.3f}] on {s['n_fit']} points; "
+                                  f"local slopes {_local(s)}" if f is not None else f"{s['n_fit']} usable points"),
+                        criterion="slope in [1.7, 2.3] on ≥ 3 points with γ_t ≤ 0.1, δ_t ≥ 3× MC scale",
+                        passed=f is not None and _in(f.slope, 1.7, 2.3),
+                        assessable=stat_assessable and s["n_fit"] >= 3,
+                        note="local slopes that fall towards 2 as γ decreases point to o(γ²) terms, not to κ ≠ 1"))
+    for name, main_lo, main_hi, main_txt in (("rmsprop", 0.8, 1.2, "κ ≈ 1 (Fig. C.6)"),
+                                             ("adam", 1.0, 1.6, "κ ∈ (1, 1.6), point estimate 1.2 (Fig. C.7)")):
+        s = summaries[name]
+        f = s["delta_fit"]
+        ok = stat_assessable and s["n_fit"] >= 3
+        sl = f.slope if f is not None else float("nan")
+        out.append(dict(id=f"prop4.5_kappa_eq20_{name}", source=f"{SRC}, Prop. 4.5 eq. 20",
+                        paper="SKL = C{γ^κ − γ'^κ}² + o(γ^{2κ}), κ ∈ [1/2, 1]: slope 2κ",
+                        measured=f"slope {sl:.3f}, κ̂ = slope/2 = {sl / 2:.3f}; local slopes {_local(s)}",
+                        criterion="κ̂ in [0.5, 1.1]", passed=_in(sl / 2, 0.5, 1.1), assessable=ok))
+        out.append(dict(id=f"prop4.5_kappa_main_text_{name}", source=f"{SRC}, Section 4.3 text",
+                        paper=f"SKL = Θ(|γ − γ'|^{{κ/2}}) with {main_txt}",
+                        measured=f"slope {sl:.3f}, κ̂ = 2·slope = {2 * sl:.3f}",
+                        criterion=f"κ̂ in [{main_lo}, {main_hi}]", passed=_in(2 * sl, main_lo, main_hi),
+                        assessable=ok, note="eq. 20 and the text's exponent differ by a factor 4 in κ; "
+                                            "see the notebook for which one the slopes support"))
+    return out
+
+
+def bound_claims(c_num: dict, p41: dict, p43: dict, p51: dict, n_pairs: int) -> list[dict]:
+    cs = rt.cstar()
+    err = max(abs(v - cs) for v in c_num.values())
+    out = [dict(id="def4.2_cstar", source=f"{SRC}, Def. 4.2 (text after eq. 11)",
+                paper="N(m, V) is (2, 1.78²V)-exponentially controlled",
+                measured=f"numerical c*(d) for d = {min(c_num)}..{max(c_num)}: max |c − √(2/(1−e⁻¹))| = {err:.1e}; c* = {cs:.4f}",
+                criterion="|c_num − 1.7788| ≤ 1e-4 for every d and round(c*, 2) = 1.78",
+                passed=err <= 1e-4 and round(cs, 2) == 1.78)]
+    rows = [("prop4.1_eq9_mean", "Prop. 4.1 eq. 9", "‖Σ^{-1/2}(m_η − m_ζ)‖₂ ≤ ε = W_{2,Σ}", p41["mean_lhs"] <= p41["eps"] * (1 + 1e-12), ""),
+            ("prop4.1_eq10_as_printed", "Prop. 4.1 eq. 10", "‖Σ⁻¹(Σ_η − Σ_ζ)‖₂ < 2ε(ϱ + ε), ϱ = min ‖Σ⁻¹Σ_·‖₂^{1/2}",
+             p41["cov_lhs"] < p41["cov_rhs"], "non-symmetric Σ⁻¹(Σ_η − Σ_ζ), as printed"),
+            ("prop4.1_eq10_whitened", "Prop. 4.1 eq. 10 (whitened reading)",
+             "‖Σ^{-1/2}(Σ_η − Σ_ζ)Σ^{-1/2}‖₂ < 2ε(ϱ + ε), ϱ from Σ^{-1/2}Σ_·Σ^{-1/2}", p41["covw_lhs"] < p41["covw_rhs"],
+             "our reading: the symmetric (whitened) matrix, as after the change of variable of Prop. 4.3's proof"),
+            ("prop4.3_W_le_3plusd_K", "Prop. 4.3 eq. 12", "W_{2,Σ}(ζ, η) ≤ (3 + d) K_2(ζ|η) for η (2, Σ)-controlled",
+             p43["lhs"] <= p43["rhs"], "η = N(m, V), Σ = c*²V (Def. 4.2)"),
+            ("prop5.1_sigma", "Prop. 5.1 eq. 28", "|σ̂_i − σ̄_i|/σ̄_i ≤ 1.5ε", p51["sigma_ratio"] <= 1.5, ""),
+            ("prop5.1_tau", "Prop. 5.1 eq. 28", "|τ̂_i − τ̄_i|/σ̄_i ≤ 1.75ε", p51["tau_ratio"] <= 1.75, "")]
+    for cid, src, paper, ok, note in rows:
+        n = ok.size
+        out.append(dict(id=cid, source=f"{SRC}, {src}", paper=paper,
+                        measured=f"{int(np.sum(~ok))} violations in {n} random cases",
+                        criterion="0 violations in ≥ 1,000 random cases", passed=bool(np.all(ok)) and n >= 1000,
+                        note=note))
+    return out
+
+
+def prop52_claims(p52: dict) -> list[dict]:
+    dchi = float(np.max(np.abs(p52["chi_num"] - p52["chi"])))
+    dmin = float(np.max(np.abs(p52["min_num"] / (1 + p52["r"]) - p52["g"])))
+    g0 = float(rt.g(0.0))
+    dec = bool(np.all(np.diff(p52["g"]) < 0))
+    worst = float(np.max(p52["worst_chi"] - p52["g"]))
+    return [dict(id="prop5.2_chi_is_argmin", source=f"{SRC}, Prop. 5.2 and eq. A.28",
+                 paper="χ(r) = 1 + (1 + r)^{-1/2} minimises rχ + χ²/(χ − 1)",
+                 measured=f"max |χ_num − χ(r)| = {dchi:.1e} over {p52['r'].size} r in [{p52['r'].min():.0e}, {p52['r'].max():.0e}]",
+                 criterion="≤ 1e-5", passed=dchi <= 1e-5),
+            dict(id="prop5.2_g", source=f"{SRC}, Prop. 5.2", paper="g(0) = 4, g decreasing, min cost factor g(r)",
+                 measured=f"g(0) = {g0:.12g}; decreasing on the grid: {dec}; max |min/(1+r) − g(r)| = {dmin:.1e}",
+                 criterion="|g(0) − 4| < 1e-12, strictly decreasing, ≤ 1e-8", passed=abs(g0 - 4) < 1e-12 and dec and dmin <= 1e-8),
+            dict(id="prop5.2_schedule_cost", source=f"{SRC}, Prop. 5.2 (proof A.21–A.33)",
+                 paper="checking at k_conv + χ(r)^j W_conv costs at most g(r) × OPT",
+                 measured=f"max over r and W_opt/W_conv of (simulated ratio − g(r)) = {worst:.3g}; doubling (χ = 2) worst at smallest r: {p52['worst_two'][0]:.3f}",
+                 criterion="simulated ratio ≤ g(r) everywhere", passed=worst <= 1e-9)]
+
+
+def rabvi_claims(res, sqrt_skl: float, xi: float, k_max: int, regression: str) -> list[dict]:
+    return [dict(id="rabvi_terminates", source=f"{SRC}, Algorithm 2", paper="RABVI stops by the inefficiency rule RSKL·RI > τ",
+                 measured=f"terminated={res.terminated}, FASO success={res.success}, {len(res.epochs)} learning rates, "
+                          f"{res.iterations} iterations (K_max = {k_max})",
+                 criterion="rule fires before K_max, every FASO call succeeds", passed=bool(res.terminated and res.success),
+                 note=f"eq. 21 fitted by {regression}"),
+            dict(id="rabvi_accuracy_10d", source=f"{SRC}, Section 7.1 (Fig. 5: √SKL ≈ ξ at termination)",
+                 paper="final √SKL(q̂, q*) about ξ = 0.1", measured=f"√SKL = {sqrt_skl:.4f}",
+                 criterion=f"< 2ξ = {2 * xi:g}", passed=bool(sqrt_skl < 2 * xi), note=f"eq. 21 fitted by {regression}")]
