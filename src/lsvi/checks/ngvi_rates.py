@@ -52,6 +52,7 @@ def simulated(seed: int, n: int, d: int, s: float = 1.0) -> Problem:
     return problem(X, X @ rng.normal(size=d) + s * rng.normal(size=n), s)
 
 
+@jax.jit
 def posterior(p: Problem):
     """Exact posterior (mean (d,), cov (d, d)): Λ = S₀⁻¹ + XᵀX/s², mean = Λ⁻¹(S₀⁻¹m₀ + Xᵀy/s²)."""
     P0 = jnp.linalg.inv(p.S0)
@@ -61,11 +62,13 @@ def posterior(p: Problem):
     return cov @ (P0 @ p.m0 + p.X.T @ p.y / p.s**2), cov
 
 
+@jax.jit
 def natural(mean, cov):
     """Normalised η (m,) of N(mean, cov) (project convention, `gaussian.fullcov_to_natural`)."""
     return fullcov_to_natural(mean, cov)
 
 
+@jax.jit
 def moments(eta):
     """(mean (d,), cov (d, d)) of η (m,) or of a stack η (..., m) (vectorised)."""
     d = int(round((-3 + np.sqrt(9 + 8 * (eta.shape[-1] - 1))) / 2))
@@ -82,6 +85,7 @@ def likelihood_natural(p: Problem, idx):
     return jnp.concatenate([scale * Xb.T @ yb, quad_coefficients(-0.5 * scale * Xb.T @ Xb)])
 
 
+@jax.jit
 def ngd_step(p: Problem, eta, idx, rho):
     """One stochastic NGD step (15) on η (m,), normalised; idx (B,) the mini-batch."""
     eta_prior = natural(p.m0, p.S0)
@@ -113,6 +117,7 @@ def expectation(mean, cov):
     return mean, cov + mean[..., :, None] * mean[..., None, :]
 
 
+@jax.jit
 def weighted_average(means, covs):
     """(t+1)-weighted averages in expectation parameters for every horizon T = 1..len − 1:
     ω̄_T = Σ_{t=1}^{T} t ω_t / (T(T+1)/2) from (μ_t, Σ_t), t = 0..T (ω₀ gets weight 0).
@@ -125,6 +130,7 @@ def weighted_average(means, covs):
     return a1, a2 - a1[:, :, None] * a1[:, None, :]
 
 
+@jax.jit
 def kl_to(means, covs, mean_star, cov_star):
     """KL(N(means_t, covs_t) ‖ N(mean*, cov*)) for stacks (T, d), (T, d, d) -> (T,) (exact)."""
     return jax.vmap(lambda m, c: kl_gaussian(m, c, mean_star, cov_star))(means, covs)

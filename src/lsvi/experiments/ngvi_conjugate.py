@@ -35,6 +35,7 @@ from lsvi.checks.statistics import loglog_fit
 from lsvi.core.losses import kl_gaussian
 
 
+@jax.jit
 def nlpd(p: Problem, means, covs):
     """Training negative log predictive density per point, −(1/n) Σ_i log N(y_i; x_iᵀμ, s² + x_iᵀΣx_i),
     for stacks (T, d), (T, d, d) -> (T,)."""
