@@ -650,14 +650,16 @@ BIKE_PREDICTORS = ["season", "yr", "mnth", "hr", "holiday", "weekday", "workingd
                    "hum", "windspeed"]
 
 
-def bike_design(df) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict]:
+def bike_design(df, standardise: bool = True) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict]:
     """The package's table (17379 rows) -> UCI hour.csv's 12 predictors, standardised, intercept first.
 
     Recoding (against UCI's description): season/holiday/workingday/weathersit labels -> UCI codes;
     yr (0 = 2011), mnth from dteday; hr "6am" -> 6; weekday recomputed from dteday (0 = Sunday; the
     package left 875 blank); the 1258 blank weathersit are set to the mode (1, clear; UCI has none);
     temp, atemp, hum, windspeed are in raw units (°C, %, km/h) where UCI divides them by fixed maxima:
-    immaterial after standardisation. Predictors to mean 0, sd 1 (ddof 0); y = cnt standardised."""
+    immaterial after standardisation. Predictors to mean 0, sd 1 (ddof 0); y = cnt standardised.
+    ``standardise=False``: UCI's own scaling instead (codes as they are, temp (t + 8)/47, atemp (t + 16)/66,
+    hum/100, windspeed/67), the design of hour.csv as distributed (for a sensitivity check)."""
     import pandas as pd
 
     date = pd.to_datetime(df["dteday"])
@@ -667,10 +669,15 @@ def bike_design(df) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict]:
     cols["weathersit"] = np.where(np.isnan(cols["weathersit"]), 1.0, cols["weathersit"])
     cols.update(yr=(date.dt.year - 2011).to_numpy(float), mnth=date.dt.month.to_numpy(float),
                 hr=(hr[0].astype(int) % 12 + 12 * (hr[1] == "pm")).to_numpy(float),
-                weekday=((date.dt.dayofweek + 1) % 7).to_numpy(float),
+                weekday=((date.dt.day_of_week + 1) % 7).to_numpy(float),
                 **{k: df[k].to_numpy(float) for k in ("temp", "atemp", "hum", "windspeed")})
     Z = np.stack([cols[k] for k in BIKE_PREDICTORS], axis=1)
-    Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    if standardise:
+        Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    else:
+        for k, (shift, scale) in {"temp": (8, 47), "atemp": (16, 66), "hum": (0, 100), "windspeed": (0, 67)}.items():
+            j = BIKE_PREDICTORS.index(k)
+            Z[:, j] = (Z[:, j] + shift) / scale
     cnt = df["cnt"].to_numpy(float)
     X = np.hstack([np.ones((len(Z), 1)), Z])
     return X, (cnt - cnt.mean()) / cnt.std(), ("intercept", *BIKE_PREDICTORS), {
