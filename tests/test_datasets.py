@@ -192,3 +192,14 @@ def test_bike_design():
     assert ds.meta["weathersit_imputed"] == 1258 and ds.meta["weekday_recomputed"] == 875
     # first row in time order is UCI's instant 1: 2011-01-01 0h, cnt = 16 (mean 189.4631, sd 181.3824)
     assert abs(ds.y[0] * 181.38236 + 189.46309 - 16) < 1e-3
+
+
+def test_bike_uci_scaling_reproduces_hour_csv_first_row():
+    # standardise=False gives hour.csv's own values; UCI instant 1 (2011-01-01, 0h): season 1, yr 0, mnth 1, hr 0,
+    # holiday 0, weekday 6, workingday 0, weathersit 1, temp 0.24, atemp 0.2879, hum 0.81, windspeed 0
+    import pandas as pd
+
+    df = pd.read_csv(D.verified_path(D.BIKE_FILE))
+    X, y, cols, _ = D.bike_design(df, standardise=False)
+    first = (pd.to_datetime(df["dteday"]) == "2011-01-01") & (df["hr"] == "12am")
+    np.testing.assert_allclose(X[first.to_numpy()][0], [1, 1, 0, 1, 0, 0, 6, 0, 1, 0.24, 0.2879, 0.81, 0.0], atol=1e-3)
