@@ -36,6 +36,19 @@ def test_log_sigmoid_values_and_exact_derivative():
     assert grad[4] == 0.5
 
 
+def test_log_sigmoid_second_derivative_is_minus_sigma_sigma_everywhere_including_zero():
+    """d²/du² log σ(u) = −σ(u)σ(−u) (< 0: log σ is concave), −¼ at u = 0 exactly (where the
+    linear predictors of β = 0 lie: a Newton or Laplace start). The custom JVP once gave +¼ there."""
+    u = jnp.array([-800.0, -30.0, -1.0, -1e-3, 0.0, 1e-3, 1.0, 30.0, 800.0])
+    hess = jax.vmap(jax.grad(jax.grad(targets.log_sigmoid)))(u)
+    np.testing.assert_allclose(hess, -jax.nn.sigmoid(u) * jax.nn.sigmoid(-u), rtol=1e-12, atol=1e-300)
+    assert hess[4] == -0.25
+    # Forward-over-reverse (jax.hessian) of the single-point logistic log density at β = 0.
+    Xf = jnp.asarray(random_data())
+    H = jax.hessian(targets.logistic_logdensity(Xf, 25.0))(jnp.zeros(Xf.shape[1]))
+    np.testing.assert_allclose(H, -0.25 * Xf.T @ Xf - jnp.eye(Xf.shape[1]) / 25.0, rtol=1e-12)
+
+
 def test_logistic_matches_naive_reference():
     Xf = random_data()
     v = np.asarray(targets.paper_prior_variance(Xf.shape[1]))

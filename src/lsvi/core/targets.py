@@ -69,7 +69,10 @@ def log_sigmoid(u):
 @log_sigmoid.defjvp
 def _log_sigmoid_jvp(primals, tangents):
     (u,), (du,) = primals, tangents
-    t = jnp.exp(-jnp.abs(u))
+    # t = e^{−|u|}, with −|u| written as where(u > 0, −u, u): the same value, but its derivative
+    # at u = 0 is +1, that of the u ≤ 0 branch selected below. With jnp.abs (derivative +1 at 0,
+    # the u > 0 side) the second derivative at u = 0 came out +¼ instead of −σ(0)σ(0) = −¼.
+    t = jnp.exp(jnp.where(u > 0, -u, u))
     sigma_minus_u = jnp.where(u > 0, t, 1.0) / (1.0 + t)  # σ(−u), stable for both signs
     return jnp.minimum(u, 0.0) - jnp.log1p(t), sigma_minus_u * du
 
