@@ -149,3 +149,12 @@ def test_subsampled_uses_one_batch_per_call():
     assert not np.allclose(sub(jax.random.PRNGKey(4), B), sub(key, B))
     with pytest.raises(ValueError):
         targets.subsampled_logistic_regression(Xf, 25.0, 5, scale="biased")
+
+
+def test_gaussian_logdensity_gradient_is_minus_precision_times_offset():
+    P = jnp.array([[2.0, 0.5], [0.5, 1.0]])
+    m = jnp.array([1.0, -2.0])
+    f = targets.gaussian_logdensity(P, m)
+    x = jnp.array([0.3, 0.7])
+    np.testing.assert_allclose(jax.grad(f)(x), -P @ (x - m), rtol=1e-12)
+    assert float(f(m)) == 0.0

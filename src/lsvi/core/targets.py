@@ -47,6 +47,19 @@ def gaussian_log_prior(B, prior_var):
     return -0.5 * jnp.sum(B**2 / prior_var, axis=-1) - 0.5 * jnp.sum(jnp.log(prior_var) + LOG_2PI)
 
 
+def gaussian_logdensity(precision, mean=None):
+    """Unnormalised N(mean, precision⁻¹) log density ``logdensity(x (d,)) -> −½ (x − m)ᵀ P (x − m)``
+    (mean 0 by default), for gradient-based users (BBVI, NUTS)."""
+    precision = jnp.asarray(precision)
+    mean = jnp.zeros(precision.shape[0]) if mean is None else jnp.asarray(mean)
+
+    def logdensity(x):
+        r = x - mean
+        return -0.5 * r @ precision @ r
+
+    return logdensity
+
+
 def _as_float64(X_flipped, prior_var):
     """X̃ (n, d) and prior variances broadcast to (d,), both float64."""
     X_flipped = jnp.asarray(X_flipped, jnp.float64)
