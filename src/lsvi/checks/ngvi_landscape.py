@@ -148,23 +148,19 @@ def poisson_neg_elbo(X, y, m, Sigma, prior_var=1.0):
     return -ell + kl_gaussian(m, Sigma, jnp.zeros(d), prior_var * jnp.eye(d))
 
 
-def landscape_point(objective, d: int, m, Sigma):
+def landscape_point(objective, d: int, m, Sigma, hess_w=None):
     """Curvature of ``objective(m, Σ)`` at (m, Σ) in ω = (m, vech S) and in (m, tril L): dict(lam_expectation,
-    fd_expectation (second difference along the eigenvector), lam_sqrt, fd_sqrt)."""
+    fd_expectation (second difference along the eigenvector), lam_sqrt, fd_sqrt). ``hess_w``: a compiled Hessian
+    in ω of the same objective, reused if given."""
     f_w = jax.jit(lambda w: objective(*unpack_expectation(w, d)))
     f_l = jax.jit(lambda x: objective(*unpack_sqrt(x, d)))
     w0, x0 = pack_expectation(m, Sigma), pack_sqrt(m, Sigma)
-    lam_w, v_w = hessian_min_eig(f_w, w0)
+    lam, V = jnp.linalg.eigh((hess_w or jax.jit(jax.hessian(f_w)))(w0))
+    lam_w, v_w = float(lam[0]), V[:, 0]
     lam_l, v_l = hessian_min_eig(f_l, x0)
     h_w = 1e-3 * float(jnp.min(jnp.linalg.eigvalsh(Sigma)))
     return {"lam_expectation": lam_w, "fd_expectation": second_difference(f_w, w0, v_w, h_w),
             "lam_sqrt": lam_l, "fd_sqrt": second_difference(f_l, x0, v_l, 1e-4)}
-
-
-def min_eig_scan(objective, d: int, points):
-    """λ_min of the Hessian in ω of ``objective(m, Σ)`` at each (m, Σ) of ``points`` (one compiled Hessian)."""
-    hess = jax.jit(jax.hessian(lambda w: objective(*unpack_expectation(w, d))))
-    return [float(jnp.linalg.eigvalsh(hess(pack_expectation(m, S)))[0]) for m, S in points]
 
 
 def logistic_landscape(Xf, prior_var, scales, nodes):
@@ -172,9 +168,10 @@ def logistic_landscape(Xf, prior_var, scales, nodes):
     quadrature); at the most negative one, `landscape_point` (with s and the whole scan)."""
     d = Xf.shape[1]
     obj = lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes)  # noqa: E731
-    lams = min_eig_scan(obj, d, [(jnp.zeros(d), s * jnp.eye(d)) for s in scales])
+    hess = jax.jit(jax.hessian(lambda w: obj(*unpack_expectation(w, d))))
+    lams = [float(jnp.linalg.eigvalsh(hess(pack_expectation(jnp.zeros(d), s * jnp.eye(d))))[0]) for s in scales]
     s = scales[int(np.argmin(lams))]
-    return {"s": float(s), "lam_by_s": lams, **landscape_point(obj, d, jnp.zeros(d), s * jnp.eye(d))}
+    return {"s": float(s), "lam_by_s": lams, **landscape_point(obj, d, jnp.zeros(d), s * jnp.eye(d), hess)}
 
 
 def poisson_landscape(X, y, scales, s: float, prior_var=1.0):
@@ -186,7 +183,8 @@ def poisson_landscape(X, y, scales, s: float, prior_var=1.0):
     lams = [float(jnp.linalg.eigvalsh(hess(w0, c))[0]) for c in scales]
     c = scales[int(np.argmin(lams))]
     obj = lambda m_, S_: poisson_neg_elbo(c * X, y, m_, S_, prior_var)  # noqa: E731
-    return {"c": float(c), "lam_by_c": lams, **landscape_point(obj, d, jnp.zeros(d), s * jnp.eye(d))}
+    return {"c": float(c), "lam_by_c": lams,
+            **landscape_point(obj, d, jnp.zeros(d), s * jnp.eye(d), lambda w: hess(w, c))}
 
 
 def domain_exits(key, Xf, prior_var, Sigma, rho: float, num_steps: int, num_samples: int = 1):

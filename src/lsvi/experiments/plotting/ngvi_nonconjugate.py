@@ -21,6 +21,8 @@ def thm_ngvi_landscape(logistic: dict, poisson: dict, exits: dict, num_steps: in
         lam = np.asarray(res[key])
         ax.semilogx(res["scales"], np.sign(lam) * np.log10(1.0 + np.abs(lam)), "o-", label="in ω = (m, S)")
         ax.axhline(0.0, color="k", lw=1)
+        ax.set_xticks(res["scales"], [f"{v:g}" for v in res["scales"]], fontsize=7)
+        ax.minorticks_off()
         ax.set(xlabel=xlabel, ylabel="sign(λ_min)·log10(1 + |λ_min|)", title=f"{title}: Hessian of −ELBO")
         ax.annotate(f"(m, L) at the marked point: λ_min = {res['lam_sqrt']:.3g}", (0.03, 0.05), xycoords="axes fraction",
                     fontsize=7)
