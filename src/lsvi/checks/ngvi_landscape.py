@@ -152,8 +152,8 @@ def landscape_point(objective, d: int, m, Sigma, hess_w=None):
     """Curvature of ``objective(m, Σ)`` at (m, Σ) in ω = (m, vech S) and in (m, tril L): dict(lam_expectation,
     fd_expectation (second difference along the eigenvector), lam_sqrt, fd_sqrt). ``hess_w``: a compiled Hessian
     in ω of the same objective, reused if given."""
-    f_w = jax.jit(lambda w: objective(*unpack_expectation(w, d)))
-    f_l = jax.jit(lambda x: objective(*unpack_sqrt(x, d)))
+    f_w = lambda w: objective(*unpack_expectation(w, d))  # noqa: E731  (3 evaluations each: not compiled)
+    f_l = lambda x: objective(*unpack_sqrt(x, d))  # noqa: E731
     w0, x0 = pack_expectation(m, Sigma), pack_sqrt(m, Sigma)
     lam, V = jnp.linalg.eigh((hess_w or jax.jit(jax.hessian(f_w)))(w0))
     lam_w, v_w = float(lam[0]), V[:, 0]

@@ -214,10 +214,9 @@ def sqrt_optimum(Xf, prior_var, nodes, m0=None):
     from scipy.optimize import minimize
 
     d = Xf.shape[1]
-    f = jax.jit(lambda x: neg_elbo(Xf, *unpack_sqrt(x, d), prior_var, nodes))
-    g = jax.jit(jax.grad(lambda x: neg_elbo(Xf, *unpack_sqrt(x, d), prior_var, nodes)))
+    fg = jax.jit(jax.value_and_grad(lambda x: neg_elbo(Xf, *unpack_sqrt(x, d), prior_var, nodes)))
     x0 = pack_sqrt(jnp.zeros(d) if m0 is None else m0, jnp.eye(d))
-    res = minimize(lambda x: float(f(jnp.asarray(x))), np.asarray(x0), jac=lambda x: np.asarray(g(jnp.asarray(x))),
+    res = minimize(lambda x: tuple(np.asarray(v) for v in fg(jnp.asarray(x))), np.asarray(x0), jac=True,
                    method="BFGS", options={"gtol": 1e-10, "maxiter": 5000})
     m, Sigma = unpack_sqrt(jnp.asarray(res.x), d)
-    return m, Sigma, float(jnp.linalg.norm(g(jnp.asarray(res.x))))
+    return m, Sigma, float(jnp.linalg.norm(fg(jnp.asarray(res.x))[1]))
