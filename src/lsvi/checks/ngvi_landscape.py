@@ -196,7 +196,7 @@ def domain_exits(key, Xf, prior_var, Sigma, rho: float, num_steps: int, num_samp
     L = jnp.linalg.cholesky(Sigma)
     theta2 = -0.5 * jnp.linalg.inv(Sigma)
     theta2_p = -0.5 * jnp.diag(1.0 / (prior_var * jnp.ones(d)))
-    loglik = lambda b: jnp.sum(jax.nn.log_sigmoid(Xf @ b))  # noqa: E731
+    loglik = lambda b: jnp.sum(log_sigmoid(Xf @ b))  # noqa: E731
 
     def one(k):
         Z = jax.random.normal(k, (num_samples, d))
