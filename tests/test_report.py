@@ -89,6 +89,10 @@ def test_source_kind():
     assert source_kind("Table 2") == "Tables"
     assert source_kind("Thm 3.4") == source_kind("Proposition 1") == source_kind("Lemma A.2") == "Theorems"
     assert source_kind("Section 5.1") == source_kind("notebook 12_gamma") == "Other"
+    # a source may name its paper first (the companion papers' notebooks do)
+    assert source_kind("Welandawe et al. (RABVI), Prop. 4.4 eq. 15") == "Theorems"
+    assert source_kind("Wu & Gardner (2024), Section 6.1 / Figure 1") == "Other"
+    assert source_kind("Wu & Gardner (2024), Theorem 1") == source_kind("Def. 4.2") == "Theorems"
 
 
 def test_cli_takes_scale_from_directory(tmp_path, capsys):
@@ -189,3 +193,23 @@ def test_benchmark_times_appear_in_the_report(tmp_path):
     md = (res / "REPLICATION.md").read_text()
     assert "| 2.1 min | 2.00 GiB |" in md and "add up to 2.1 min" in md
     assert md.count("| - | - |") >= 3  # 11_beta (unreadable), 12_gamma, 13_delta
+
+
+def test_carried_over_notebooks_keep_their_rows_and_are_named_in_the_report(tmp_path):
+    res = setup_results(tmp_path)
+    cfg = tmp_path / "config" / "scales.yaml"
+    write_report(res, cfg, hardware=HW)
+    before = {(c.notebook, c.id): c for c in read_claims(res / "claims.csv")}
+    shutil.rmtree(res / "10_alpha")
+    shutil.rmtree(res / "11_beta")
+    # only 11_beta is carried over: 10_alpha is then MISSING, as it would be without the option
+    assert main([str(res), "--config", str(cfg), "--carry-over", "11_beta", "--origin", "smoke run of abc1234"]) == 0
+    after = {(c.notebook, c.id): c for c in read_claims(res / "claims.csv")}
+    assert {k: v for k, v in after.items() if k[0] == "11_beta"} == {k: v for k, v in before.items() if k[0] == "11_beta"}
+    assert ("10_alpha", "10_alpha:MISSING") in after
+    md = (res / "REPLICATION.md").read_text()
+    assert "**1 of 4 notebooks were not rerun for this report**" in md and "`11_beta`" in md
+    assert "carried over from the smoke run of abc1234" in md
+    # a notebook the report does not hold cannot be carried over
+    with pytest.raises(ValueError, match="cannot carry it over"):
+        main([str(res), "--config", str(cfg), "--carry-over", "12_gamma"])

@@ -17,6 +17,13 @@ another notebook) makes its notebook FAILED in the report; it never stops the re
 
 A notebook's status is ``OK`` (its claims.csv exists), ``FAILED`` (the pipeline kept
 the partially executed notebook as ``failed.ipynb``) or ``MISSING`` (neither).
+
+Carrying rows over. When only some notebooks are rerun at a long scale (cpu), the others'
+rows can be taken from the committed report instead of rerunning them:
+``python -m lsvi.pipeline.report results/cpu --carry-over STEM ... --origin "run of <commit>"``
+rebuilds ``results/cpu/<stem>/claims.csv`` and ``benchmark.tsv`` from the committed
+``claims.csv`` and ``REPLICATION.md`` and leaves ``carried_over.txt`` beside them; the report
+then names those notebooks and their origin, so that no reader takes them for this run's.
 """
 from __future__ import annotations
 
@@ -34,11 +41,14 @@ from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, Claim, counts, dupl
 from lsvi.pipeline.config import DEFAULT_CONFIG, Config, ConfigError, load_config
 
 OK, FAILED, MISSING = "OK", "FAILED", "MISSING"
+CARRIED_OVER = "carried_over.txt"
 KINDS = ("Figures", "Tables", "Theorems", "Other")
+_PAPER = r"^\s*(?:[^,]*\)\s*,\s*)?"  # an optional "<authors> (<year or name>), " naming the paper first
 _KIND_PATTERNS = (
-    ("Figures", re.compile(r"^\s*(fig|figure)\b", re.I)),
-    ("Tables", re.compile(r"^\s*(tab|table)\b", re.I)),
-    ("Theorems", re.compile(r"^\s*(thm|theorem|prop|proposition|lem|lemma|cor|corollary|assumption)\b", re.I)),
+    ("Figures", re.compile(_PAPER + r"(fig|figure)\b", re.I)),
+    ("Tables", re.compile(_PAPER + r"(tab|table)\b", re.I)),
+    ("Theorems", re.compile(_PAPER + r"(thm|theorem|prop|proposition|lem|lemma|cor|corollary|assumption|def|definition)\b",
+                            re.I)),
 )
 
 
@@ -91,7 +101,9 @@ def collect(cfg: Config, results_dir: str | os.PathLike, scale: str | None = Non
             except (ValueError, KeyError, OSError, TypeError) as e:
                 out.append(NotebookResult(stem, FAILED, missing_figures=figures, detail=f"unreadable {claims_path}: {e}"))
                 continue
-            out.append(NotebookResult(stem, OK, claims, figures, str(claims_path), *read_benchmark(d / "benchmark.tsv")))
+            origin = d / CARRIED_OVER
+            detail = f"carried over from the {origin.read_text().strip()}" if origin.is_file() else str(claims_path)
+            out.append(NotebookResult(stem, OK, claims, figures, detail, *read_benchmark(d / "benchmark.tsv")))
         else:
             out.append(NotebookResult(stem, MISSING, missing_figures=figures, detail=f"no {claims_path}"))
     return out
@@ -194,6 +206,11 @@ def render_markdown(
     if bad:
         L += ["", "**Incomplete run** — notebooks without results: "
               + ", ".join(f"`{r.stem}` ({r.status})" for r in bad) + "."]
+    carried = [r.stem for r in results if r.detail.startswith("carried over")]
+    if carried:
+        L += ["", f"**{len(carried)} of {len(results)} notebooks were not rerun for this report**: their rows, wall "
+              "times and peak memory are carried over from an earlier report (its origin is in each one's detail "
+              "column): " + ", ".join(f"`{s}`" for s in carried) + "."]
     for status, label in ((FAIL, "Failing claims"), (NOT_ASSESSABLE, "Not assessable at this scale")):
         sel = [c for c in rows if c.status == status]
         if sel:
@@ -271,6 +288,35 @@ def write_report(
     }
 
 
+def carry_over(results_dir: str | os.PathLike, stems, origin: str) -> dict[str, int]:
+    """Rebuild ``results_dir/<stem>/claims.csv`` and ``benchmark.tsv`` of each of ``stems`` from the
+    report already in ``results_dir`` (its ``claims.csv`` and the notebook table of ``REPLICATION.md``,
+    wall time to 0.1 min and peak RSS to 0.01 GiB) and write ``carried_over.txt`` = ``origin``.
+    Returns {stem: number of rows}; ValueError if the report has no row or no table line for a stem."""
+    results_dir = Path(results_dir)
+    rows = read_claims(results_dir / "claims.csv")
+    table = {}  # stem -> (wall s, peak RSS MiB) of the notebook table's OK lines ("-" where not measured)
+    for line in (results_dir / "REPLICATION.md").read_text().splitlines():
+        cells = [c.strip() for c in line.split("|")]
+        if len(cells) > 9 and cells[2] == OK and cells[1].startswith("`"):
+            wall, rss = (re.match(r"([\d.]+) (min|GiB)$", x) for x in cells[7:9])
+            table[cells[1].strip("`")] = (float(wall[1]) * 60 if wall else None, float(rss[1]) * 1024 if rss else None)
+    out = {}
+    for stem in stems:
+        mine = [c for c in rows if c.notebook == stem]
+        if not mine or stem not in table:
+            raise ValueError(f"{results_dir} has no rows or no notebook-table line for {stem!r}: cannot carry it over")
+        d = results_dir / stem
+        d.mkdir(parents=True, exist_ok=True)
+        write_claims(d / "claims.csv", mine, scale=mine[0].scale, notebook=stem)
+        wall, rss = table[stem]
+        if wall is not None:
+            (d / "benchmark.tsv").write_text(f"s\th:m:s\tmax_rss\n{wall:.1f}\t-\t{'NA' if rss is None else f'{rss:.1f}'}\n")
+        (d / CARRIED_OVER).write_text(origin + "\n")
+        out[stem] = len(mine)
+    return out
+
+
 def check_report(results_dir: str | os.PathLike) -> list[str]:
     """Problems of a written report: a missing REPLICATION.md / claims.csv, or any FAILED or
     MISSING notebook in it. An empty list means the run is complete."""
@@ -291,7 +337,14 @@ def main(argv=None) -> int:
     ap.add_argument("--scale", default=None, help="scale (default: the name of results_dir)")
     ap.add_argument("--check", action="store_true",
                     help="do not write: exit 1 unless the report exists and lists no FAILED / MISSING notebook")
+    ap.add_argument("--carry-over", nargs="+", metavar="STEM", default=None,
+                    help="rebuild these notebooks' results from the report in results_dir, then write the report")
+    ap.add_argument("--origin", default="committed report",
+                    help="with --carry-over: where the rows come from, e.g. 'cpu run of commit 9ba9fb9'")
     args = ap.parse_args(argv)
+    if args.carry_over:
+        for stem, k in carry_over(args.results_dir, args.carry_over, args.origin).items():
+            print(f"{stem}: {k} rows carried over ({args.origin})")
     if args.check:
         problems = check_report(args.results_dir)
         for p in problems:
