@@ -28,6 +28,7 @@ import numpy as np
 from scipy import integrate, optimize, special
 
 from lsvi.core.bbvi import families, kernel, optimizers
+from lsvi.core.losses import kl_gaussian
 
 
 # ----------------------------------------------------------------------------- stationary regime
@@ -174,20 +175,13 @@ def cstar_numeric(d: int) -> float:
     return float(optimize.brentq(lambda c: log_mgf_chi2(d, c) - d / 2, 1.7, 1.9, xtol=1e-9))
 
 
-def kl_np(m0, S0, m1, S1) -> float:
-    d = len(m0)
-    S1i = np.linalg.inv(S1)
-    return float(0.5 * (np.trace(S1i @ S0) + (m1 - m0) @ S1i @ (m1 - m0) - d
-                        + np.linalg.slogdet(S1)[1] - np.linalg.slogdet(S0)[1]))
-
-
 def prop43(pairs, c: float | None = None) -> dict:
     """Per pair (η = N(m_η, Σ_η) with Σ = c*²Σ_η, so η is (2, Σ)-exponentially controlled; ζ the other):
     lhs W_{2,Σ}(ζ, η), rhs (3 + d) K_2(ζ|η), K_2 = KL^{1/2} + (KL/2)^{1/4} (eq. 12)."""
     c = cstar() if c is None else c
     lhs, rhs = [], []
     for d, m0, S0, m1, S1, _ in pairs:
-        kl = max(kl_np(m1, S1, m0, S0), 0.0)
+        kl = max(float(kl_gaussian(*(jnp.asarray(a) for a in (m1, S1, m0, S0)))), 0.0)
         lhs.append(w2_sigma(m1, S1, m0, S0, c ** 2 * S0))
         rhs.append((3 + d) * (kl ** 0.5 + (kl / 2) ** 0.25))
     return {"lhs": np.array(lhs), "rhs": np.array(rhs)}

@@ -8,13 +8,15 @@ component) apply to it as to a Markov chain:
   stored as its logarithm: q_λ = N(m, L Lᵀ).
 
 `sample(λ, z)` is the reparameterisation θ = μ + L z (z (M, d) -> (M, d)); `entropy(λ)` is exact.
-`skl_gaussian` is the closed-form symmetrised KL, SKL(η, ζ) = KL(η|ζ) + KL(ζ|η).
+`skl` is the closed-form symmetrised KL, SKL(η, ζ) = KL(η|ζ) + KL(ζ|η) (`lsvi.core.losses`).
 """
 from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
 import jax.numpy as jnp
+
+from lsvi.core.losses import kl_gaussian_symmetric
 
 
 class Family(NamedTuple):
@@ -75,21 +77,6 @@ def fullrank(d: int) -> Family:
     return Family("fullrank", d, d + d * (d + 1) // 2, sample, entropy, mean_cov, init)
 
 
-def kl_gaussian(m0, S0, m1, S1):
-    """KL(N(m0, S0) | N(m1, S1)), closed form (m (d,), S (d, d))."""
-    d = m0.shape[-1]
-    S1inv = jnp.linalg.inv(S1)
-    dm = m1 - m0
-    _, ld0 = jnp.linalg.slogdet(S0)
-    _, ld1 = jnp.linalg.slogdet(S1)
-    return 0.5 * (jnp.trace(S1inv @ S0) + dm @ S1inv @ dm - d + ld1 - ld0)
-
-
-def skl_gaussian(m0, S0, m1, S1):
-    """Symmetrised KL, SKL = KL(0|1) + KL(1|0) (Section 4.1)."""
-    return kl_gaussian(m0, S0, m1, S1) + kl_gaussian(m1, S1, m0, S0)
-
-
 def skl(family: Family, lam0, lam1):
     """SKL(q_{λ0}, q_{λ1}) for two parameters of `family`."""
-    return skl_gaussian(*family.mean_cov(lam0), *family.mean_cov(lam1))
+    return kl_gaussian_symmetric(*family.mean_cov(lam0), *family.mean_cov(lam1))
