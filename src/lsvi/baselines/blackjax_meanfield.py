@@ -13,6 +13,13 @@ script does (`GaussianTrace.info` records it). The loop is a ``lax.scan`` of Bla
 ``step``; every iterate is kept (d = 784 and T = 500 are small). The compiled loop is cached
 per (log density, d, T, N, learning rate), so that repeated fits (repetitions, timed runs)
 compile once: the first call's ``compile_s`` holds the compilation, the others' are 0.
+
+References
+----------
+A. Kucukelbir, D. Tran, R. Ranganath, A. Gelman, D. M. Blei (2017). Automatic differentiation
+variational inference. JMLR 18(14), 1–45.
+A. Cabezas, A. Corenflos, J. Lao, R. Louf et al. (2024). BlackJAX: composable Bayesian inference
+in JAX. arXiv:2402.10797.
 """
 from __future__ import annotations
 

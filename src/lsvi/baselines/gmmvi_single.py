@@ -42,6 +42,11 @@ cast down to float32); everything else, including the recorded means/covariances
 float32 precision (returned as float64 arrays). Seeding: `tf.random.set_seed(seed)` and
 `np.random.seed(seed)` before the model and the graph are built: same seed, same trace
 (checked on CPU). TF's own thread pools (not OPENBLAS_NUM_THREADS) set its CPU threads.
+
+References
+----------
+O. Arenz, P. Dahlinger, Z. Ye, M. Volpp, G. Neumann (2023). A unified perspective on natural
+gradient variational inference with Gaussian mixture models. TMLR.
 """
 from __future__ import annotations
 

@@ -10,6 +10,13 @@ Blackjax does the sampling (``blackjax.window_adaptation`` — Stan's windowed s
 diagonal mass-matrix adaptation — then ``blackjax.nuts``); chains are vmapped and start
 from overdispersed points N(0, 4 I) so that R̂ can detect non-mixing. ArviZ computes R̂
 (rank-normalised split R̂) and bulk/tail ESS.
+
+References
+----------
+M. D. Hoffman, A. Gelman (2014). The No-U-Turn sampler: adaptively setting path lengths in
+Hamiltonian Monte Carlo. JMLR 15, 1593–1623.
+A. Cabezas, A. Corenflos, J. Lao, R. Louf et al. (2024). BlackJAX: composable Bayesian inference
+in JAX. arXiv:2402.10797.
 """
 from __future__ import annotations
 

@@ -34,6 +34,11 @@ Divergence. PyMC raises FloatingPointError when the loss (−ELBO estimate) is N
 is not checked); we
 catch it, store ``info["error"] = repr(err)``, ``info["diverged"] = True`` and return the
 records collected before it (the caller decides what to do with them).
+
+References
+----------
+A. Kucukelbir, D. Tran, R. Ranganath, A. Gelman, D. M. Blei (2017). Automatic differentiation
+variational inference. JMLR 18(14), 1–45.
 """
 from __future__ import annotations
 

@@ -9,6 +9,11 @@ The weighted likelihood is a `pm.Potential` Σ_t w_t log N(log δ_t | μ_t, σ).
 the posterior mean of log C (the posterior of C itself has Cauchy-like tails with few epochs, so
 its mean is unstable; the paper says "posterior mean" without saying of which scale), κ̂ = the
 posterior mean of κ. Sampler: NUTS, `chains` × `draws` after `tune` (defaults 2 × 1000 after 1000).
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 

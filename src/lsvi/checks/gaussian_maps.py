@@ -51,6 +51,8 @@ def quadrature_identities(f: Callable, fam_fc, eta_fc, fam_mf, eta_mf, mean, cov
     ols_mf, wht_mf = rates.quadrature_map_pair(fam_mf, f, eta_mf, quad_nodes)
     err_fc, err_mf = float(jnp.max(jnp.abs(ols_fc - wht_fc))), float(jnp.max(jnp.abs(ols_mf - wht_mf)))
     Z, w = quadrature.gauss_hermite(len(mean), quad_nodes)
+    # Nodes μ + CZ with C = Chol(Σ), the square root eq. (18) is written in, on purpose not the family's
+    # sampling transform (C = L⁻ᵀ): the printed and corrected variants are compared on these same nodes.
     Xc = mean + Z @ jnp.linalg.cholesky(cov).T
     ref = quadrature.lsvi_map(fam_fc, f(Xc), Xc, w)
     variants = rates.fullcov_map_variants(Z, w, f(Xc), mean, cov)

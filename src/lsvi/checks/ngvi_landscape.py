@@ -8,6 +8,11 @@ and the zero-variance remark of Section 6.2.
 * Poisson regression (Appendix E.2): closed-form E_q log p(y | β) = Σ_i y_i x_iᵀm − exp(x_iᵀm + ½x_iᵀΣx_i) − log y_i!.
 * Remark 2 / Appendix B: one NGD step θ₂' = (1−ρ)θ₂ + ρ(θ₂ᵖ + Ĝ) leaves the domain {θ₂ ≺ 0} iff its largest
   eigenvalue is ≥ 0; counted for the autodiff and the Price estimates Ĝ.
+
+References
+----------
+K. Wu, J. R. Gardner (2024). Understanding stochastic natural gradient variational inference.
+ICML 2024 (arXiv:2406.01870).
 """
 from __future__ import annotations
 

@@ -12,6 +12,11 @@ Reconstructions (the paper's inline maths was lost in extraction; standard resul
   σ_t² = ρ_t⁻² E_t[KL(q_{t+1} ‖ q̃_{t+1}) + KL(q̃_{t+1} ‖ q_{t+1})] ≥ 0 (a Jeffreys divergence).
   Theorem 1 (ρ_t = 2/(t+2), from Hanzely & Richtárik's descent lemma with μ = L = 1):
   E KL(q_{ω̄_T} ‖ p(·|y)) ≤ 4σ²/(T + 1), σ² = sup_t σ_t², ω̄_T = Σ_{t≤T} t ω_t / (T(T+1)/2).
+
+References
+----------
+K. Wu, J. R. Gardner (2024). Understanding stochastic natural gradient variational inference.
+ICML 2024 (arXiv:2406.01870).
 """
 from __future__ import annotations
 

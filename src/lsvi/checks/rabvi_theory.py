@@ -19,6 +19,11 @@ numerical integration of the χ²_d density and root finding, against c* = √(2
 Proposition 5.2 — `chi_argmin_numeric`, `check_schedule_cost`: the argmin over χ > 1 of
 rχ + χ²/(χ − 1) (proof, eq. A.28), and the cost of the χ-geometric check schedule simulated for
 W_opt/W_conv on a grid, against OPT (eq. A.21).
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 

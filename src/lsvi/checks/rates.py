@@ -115,17 +115,6 @@ def quadratic_sin_target(P, v, c: float = 0.0):
     return f_single, lambda key, X: jax.vmap(f_single)(X)
 
 
-def logistic_log_posterior(design, prior_scale: float = 2.0):
-    """(f_single, log_target) for Bayesian logistic regression with "flipped" predictors
-    (rows y_i x_i) and a N(0, prior_scale² I) prior: f(β) = Σ_i log σ(y_i x_iᵀβ) − ‖β‖²/(2τ²)."""
-    design = jnp.asarray(design)
-
-    def f_single(b):
-        return jnp.sum(jax.nn.log_sigmoid(design @ b)) - 0.5 * jnp.sum(b**2) / prior_scale**2
-
-    return f_single, lambda key, X: jax.vmap(f_single)(X)
-
-
 class LogGammaOptimum(NamedTuple):
     mean: float
     var: float

@@ -630,16 +630,6 @@ def banana_log_target(a: float = 1.0, b: float = 0.5, log_mass: float = 0.0):
     return log_target
 
 
-def logistic_posterior_log_target(A, prior_var: float = 1.0):
-    """log p(β) + Σ log F(a_iᵀβ), F logistic, A (n, d) the label-flipped design, p = N(0, prior_var I)."""
-    A = jnp.asarray(A)
-
-    def log_target(key, X):
-        return jnp.sum(jax.nn.log_sigmoid(X @ A.T), axis=1) - 0.5 * jnp.sum(X**2, axis=1) / prior_var
-
-    return log_target
-
-
 def student_t_log_target(df: float, scale: float = 1.0):
     """Unnormalised 1-D Student-t: −(ν+1)/2 log(1 + x²/(νσ²)). Heavy tails: log π is convex for |x| > σ√ν."""
 

@@ -20,6 +20,11 @@ SGD baseline (Appendix F.1): (μ, L) with Σ = LLᵀ, L lower triangular with di
 the negative ELBO whose expected log-likelihood is integrated in closed form:
 (n/B) Σ_b [(y_b − x_bᵀμ)² + ‖Lᵀx_b‖²] / (2s²) + KL(N(μ, LLᵀ) ‖ N(m₀, S₀)) (+ const); only the
 mini-batch is random. The same batches can be shared with NGD (`batch_indices`).
+
+References
+----------
+K. Wu, J. R. Gardner (2024). Understanding stochastic natural gradient variational inference.
+ICML 2024 (arXiv:2406.01870).
 """
 from __future__ import annotations
 

@@ -25,6 +25,11 @@ Gradients (§3.2, eq. 11; Bonnet and Price theorems):
 NGD (eq. 8) with ∇_ω KL(q‖p) = θ − θ_p (§3.1):  θ_{t+1} = (1 − ρ_t) θ_t + ρ_t (θ_p + ĝ_t), ĝ_t ≈ ∇_ω E_q f,
 applied with the project's `lsvi.core.algorithms.ngd.ngd_update` in η̄ coordinates.
 SGD (Appendix F): (m, L) ← (m, L) − γ ∇ℓ̂, L kept lower triangular, diag(L) clamped below at ``min_diag``.
+
+References
+----------
+K. Wu, J. R. Gardner (2024). Understanding stochastic natural gradient variational inference.
+ICML 2024 (arXiv:2406.01870).
 """
 from __future__ import annotations
 

@@ -16,6 +16,11 @@ Each function returns a list of keyword dicts for `Run.claim`. Criteria:
   within 1e-8; the simulated check-schedule cost ratio ≤ g(r) everywhere;
 * RABVI (10-d Gaussian): the termination rule fires before K_max with every FASO call successful, and the
   final √SKL(q̂, q*) < 2ξ (q* exact: mean 0, σ_i² = 1/[V⁻¹]_ii).
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 

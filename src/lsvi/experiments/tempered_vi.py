@@ -32,6 +32,12 @@ mean ≈ the MLE, so
     n · E_q‖θ − θ₀‖² ≈ n‖θ̂_MLE − θ₀‖² + tr(I⁻¹)/α  →  E: tr(I⁻¹)(1 + 1/α).         (BvM)
 
 Shapes: d features, n observations; X_flipped (n, d); θ (d,); nodes (K^d, d).
+
+References
+----------
+P. Alquier, J. Ridgway (2020). Concentration of tempered posteriors and of their variational
+approximations. Annals of Statistics 48(3), 1475–1497.
+P. Alquier (2019). Generalization bounds for variational inference. Slides, EcoSta 2019.
 """
 from __future__ import annotations
 

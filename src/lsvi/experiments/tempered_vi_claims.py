@@ -21,6 +21,12 @@ runs, stated in the notebook's markdown) and their thresholds are here:
 * ``vi_beats_laplace``: K(q_VI, π) ≤ K(q_Laplace, π) + 3 × (reference error) in every run with a
   reference (the Gaussian VI is the KL-closest Gaussian: a check of the VI computation against
   an independent reference, not a statement of the slides).
+
+References
+----------
+P. Alquier, J. Ridgway (2020). Concentration of tempered posteriors and of their variational
+approximations. Annals of Statistics 48(3), 1475–1497.
+P. Alquier (2019). Generalization bounds for variational inference. Slides, EcoSta 2019.
 """
 from __future__ import annotations
 

@@ -90,6 +90,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from lsvi.core.families.gaussian import fullcov_transform
+
 NUM_TOADS = 66
 NUM_DAYS = 63
 LAGS = (1, 2, 4, 8)
@@ -173,9 +175,10 @@ def positions_from_draws(moves, new_refuge, back):
 
     A ``lax.scan`` over the D − 1 nights, vectorised over toads:
     y_{t+1} = B_t (y_t + δy_t) + (1 − B_t) y_{t'}. A return copies a position exactly, so
-    revisits tie exactly. (A pointer-jumping formulation in O(log D) vectorised rounds is
-    possible, but XLA's CPU gathers made it ~7x slower than this scan.)
+    revisits tie exactly.
     """
+    # A pointer-jumping formulation in O(log D) vectorised rounds is possible, but XLA's CPU
+    # gathers made it ~7x slower than this scan (measured on the 2-core CI machine).
     M, D = moves.shape
     lanes = jnp.arange(M)
     Y = jnp.zeros((D, M), moves.dtype).at[0].set(moves[:, 0])
@@ -238,12 +241,13 @@ def sort_nonnegative(x, backend: str | None = None):
     """Sort non-negative floats (+∞ allowed) along the last axis; the summaries' bottleneck.
 
     backend="xla": the IEEE bit patterns of non-negative floats, read as signed integers of
-    the same width, are order-preserving, and XLA sorts integers ~4x faster than floats
-    (whose comparator is NaN-aware). backend="numpy": a ``jax.pure_callback`` to
-    ``np.sort`` (SIMD sorting), ~2x faster again on CPU; still jit/vmap-compatible (a batch is
-    sorted in one host call). Default `SORT_BACKEND`: numpy on CPU, xla elsewhere. Both give
-    identical results (tested). Negative zero is mapped to +0 first.
+    the same width, are order-preserving, so an integer sort (no NaN-aware comparator) sorts
+    them. backend="numpy": a ``jax.pure_callback`` to ``np.sort``; still jit/vmap-compatible
+    (a batch is sorted in one host call). Default `SORT_BACKEND`: numpy on CPU, xla elsewhere.
+    Both give identical results (tested). Negative zero is mapped to +0 first.
     """
+    # Measured on CPU: XLA sorts the integers ~4x faster than the floats, and np.sort (SIMD) is
+    # ~2x faster again, hence the CPU default.
     backend = backend or SORT_BACKEND
     x = jnp.where(x > 0, x, jnp.zeros_like(x))
     if backend == "numpy":
@@ -359,14 +363,11 @@ def log_abs_det_jacobian(xi):
 
 
 def gaussian_xi_to_theta(eta, z):
-    """Draws in θ-space of the full-covariance Gaussian N(m, C) on ξ with natural parameter
-    ``eta`` (`lsvi.core.families.gaussian.fullcov_from_natural`, d = 3): g⁻¹(m + L z) for standard
-    normal ``z`` (n, 3), L the Cholesky factor of C. Reuse ``z`` across iterates for common
-    random numbers. Returns (n, 3)."""
-    from lsvi.core.families.gaussian import fullcov_from_natural
-
-    m, C = fullcov_from_natural(eta, 3)
-    return from_unconstrained(m + z @ jnp.linalg.cholesky(C).T)
+    """Draws in θ-space of the full-covariance Gaussian N(μ, Σ) on ξ with natural parameter
+    ``eta`` (d = 3): g⁻¹(μ + L⁻ᵀz) for standard normal ``z`` (n, 3), by the family's own
+    sampling transform (`lsvi.core.families.gaussian.fullcov_transform`, L Lᵀ = Σ⁻¹). Reuse
+    ``z`` across iterates for common random numbers. Returns (n, 3)."""
+    return from_unconstrained(fullcov_transform(eta, z, 3))
 
 
 def simulator_calls(num_evaluations: int, num_sims: int) -> int:

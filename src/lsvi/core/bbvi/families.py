@@ -9,6 +9,11 @@ component) apply to it as to a Markov chain:
 
 `sample(λ, z)` is the reparameterisation θ = μ + L z (z (M, d) -> (M, d)); `entropy(λ)` is exact.
 `skl` is the closed-form symmetrised KL, SKL(η, ζ) = KL(η|ζ) + KL(ζ|η) (`lsvi.core.losses`).
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 

@@ -19,6 +19,11 @@ Choices where the paper is silent: `k_check` = W_min/2 = 100 (checks happen at m
 `k_check`, so an accuracy check scheduled at k_conv + χW runs at the first multiple at or after
 it and uses that whole window); `num_windows` = 5; r measured from the run's own timings as the
 paper says (first optimisation chunk and first accuracy check), or fixed by `r=`.
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 

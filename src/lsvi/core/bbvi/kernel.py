@@ -6,6 +6,13 @@ for the reparameterisation gradient of −ELBO (eq. 3) estimated with M draws,
 (exact entropy H). Blackjax shape: `init(λ) -> State`, `step(key, state, step_size) -> (State, Info)`,
 the learning rate γ an argument of the step; `run(key, state, step_size, num_steps)` scans it and
 returns every iterate (the trace FASO diagnoses). `step` and `run` are jitted (`num_steps` static).
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
+A. Kucukelbir, D. Tran, R. Ranganath, A. Gelman, D. M. Blei (2017). Automatic differentiation
+variational inference. JMLR 18(14), 1–45.
 """
 from __future__ import annotations
 

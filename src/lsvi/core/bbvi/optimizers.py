@@ -12,6 +12,11 @@ optimiser serves every fixed learning rate of RABVI.
 
 Constants the paper does not state (chosen here): β = 0.9 for RMSProp's ν, Adam's
 (b1, b2) = (0.9, 0.999), avgAdam's momentum b1 = 0.9 with bias correction, ε = 1e-8 everywhere.
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 

@@ -25,6 +25,11 @@ grid when estimated), used by fast tests.
 Choices where the paper is silent: K_γ in eq. 26 is the epoch's own iteration count k_new^{(t)}
 (Algorithm 2 line 11 prints k_new^{(t)} − k_new^{(t−1)}); eq. 26 uses the eq. 25 weights; the
 optimiser state is reset at every learning-rate decrease; FASO failure stops RABVI with a warning.
+
+References
+----------
+M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
+reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 
