@@ -19,11 +19,16 @@
 # success; a failed run is kept as results/S/<stem>/failed.ipynb, Snakemake removes its
 # other outputs, and the report lists the notebook as FAILED (`onerror` below).
 
+import os
 import shlex
 import sys
 from pathlib import Path
 
 import yaml
+
+# On a GPU, JAX would preallocate 75 % of the device memory in every notebook kernel and in every
+# fresh process it starts for Table 1's timings; off for the whole pipeline unless set by the caller.
+os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 ROOT = Path(workflow.basedir).resolve()
 sys.path.insert(0, str(ROOT / "src"))  # so the Snakefile also works before `pip install -e .`

@@ -70,3 +70,15 @@ def test_peak_rss_of_a_child_excludes_its_parents_memory():
     child = float(out.stdout.strip().splitlines()[-1])
     assert parent > 0.4 + 0.05 and 0.01 < child < parent - 0.3
     del ballast
+
+
+def test_a_measured_child_runs_without_gpu_memory_preallocation(tmp_path, monkeypatch):
+    """`run_module` starts its child with XLA_PYTHON_CLIENT_PREALLOCATE=false when the caller has
+    not set it (fresh-process timing on a GPU), and leaves a caller's own setting alone."""
+    (tmp_path / "env_probe.py").write_text(
+        "import json, os\nprint(json.dumps({'value': os.environ.get('XLA_PYTHON_CLIENT_PREALLOCATE')}))\n")
+    monkeypatch.setenv("PYTHONPATH", f"{tmp_path}:{__import__('os').environ.get('PYTHONPATH', '')}")
+    monkeypatch.delenv("XLA_PYTHON_CLIENT_PREALLOCATE", raising=False)
+    assert timing.run_module("env_probe") == {"value": "false"}
+    monkeypatch.setenv("XLA_PYTHON_CLIENT_PREALLOCATE", "true")
+    assert timing.run_module("env_probe") == {"value": "true"}

@@ -3,10 +3,16 @@
 Each measurement runs ``python -m <module> --<option> <value> ...`` in a new interpreter,
 so that its peak resident memory (`max_rss_gb`) is that method's alone; the module prints
 one JSON line as its last line of output (its `main`), which `run_module` parses.
+
+On a GPU, JAX preallocates 75 % of the device memory when a process starts, which makes a
+fresh process slow to start and its memory figures meaningless: every child runs with
+``XLA_PYTHON_CLIENT_PREALLOCATE=false`` unless the caller's environment sets it (the
+Snakefile sets the same default for the notebooks). No effect on a CPU.
 """
 from __future__ import annotations
 
 import json
+import os
 import resource
 import subprocess
 import sys
@@ -49,6 +55,12 @@ def command(module: str, positional=(), **options) -> list[str]:
     return cmd
 
 
+def child_environment() -> dict:
+    """The environment of a measured child process: this one's, with JAX's GPU memory
+    preallocation off unless already set (``XLA_PYTHON_CLIENT_PREALLOCATE``)."""
+    return {"XLA_PYTHON_CLIENT_PREALLOCATE": "false", **os.environ}
+
+
 def run_module(module: str, positional=(), raise_on_error: bool = True, **options) -> dict:
     """Run ``module`` in a fresh process; return the JSON object of its last output line.
 
@@ -56,7 +68,7 @@ def run_module(module: str, positional=(), raise_on_error: bool = True, **option
     return the options with an ``error`` entry (its last stderr line), so that a caller can
     record a failing baseline instead of dropping it."""
     cmd = command(module, positional, **options)
-    proc = subprocess.run(cmd, capture_output=True, text=True)
+    proc = subprocess.run(cmd, capture_output=True, text=True, env=child_environment())
     if proc.returncode != 0:
         if raise_on_error:
             raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
