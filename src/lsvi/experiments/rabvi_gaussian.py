@@ -216,14 +216,17 @@ def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso"
     from lsvi.core import targets
     from lsvi.core.bbvi import faso, kernel, rabvi
 
+    rows = {k: {"iterations": [], "sqrt_skl": [], "wall": []} for k in ("faso_ours", "faso_viabel", "rabvi_ours",
+                                                                         "rabvi_viabel")}
+    seeds = list(seeds)
+    if not seeds or not methods:
+        return {k: {m: np.asarray(a, float) for m, a in v.items()} for k, v in rows.items()}
     V = covariance(name, d)
     P = np.linalg.inv(V)
     fam = families.meanfield(d)
     lam_star, lam0 = q_star(fam, V), jnp.zeros(2 * d)
     bb = kernel.build(fam, targets.gaussian_logdensity(jnp.asarray(P)), _optimizer("avg_adam"), num_samples)
     faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(10_000), eps=0.1, r=1.0, k_max=200, meanfield_dim=d)  # warm-up
-    rows = {k: {"iterations": [], "sqrt_skl": [], "wall": []} for k in ("faso_ours", "faso_viabel", "rabvi_ours",
-                                                                         "rabvi_viabel")}
 
     def add(k, it, lam, wall):
         rows[k]["iterations"].append(it)

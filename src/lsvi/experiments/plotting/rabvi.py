@@ -103,10 +103,13 @@ def rabvi_fig07_gaussian(studies: dict, xi: float, labels: dict):
         ax.loglog(r["cum_iterations"], r["true"], "o-", color="C0", lw=2, ms=4, label="RABVI (avgAdam)")
         ax.axvline(r["cum_iterations"][-1], color="C0", lw=1)
         f = s["faso"]
-        ax.loglog([f["iterations"]], [f["sqrt_skl"]], "*", color="C1", ms=11, label="FASO (avgAdam, γ = 0.01)")
+        ax.loglog([f["iterations"]], [f["sqrt_skl"]], "*" if f["success"] else "x", color="C1", ms=11,
+                  label="FASO (avgAdam, γ = 0.01; x: no stop)")
         ax.axvline(f["iterations"], color="C1", ls=":", lw=1)
         ax.axhline(xi, color="grey", ls=":", lw=0.8)
         ax.set(title=f"{labels.get(name, name)}, d = {s['d']}", xlabel="iterations", ylabel="√SKL(q̂, q*)")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
     for ax in axes.flat[n:]:
         ax.axis("off")
     axes.flat[0].legend(fontsize=6, ncol=2)
@@ -137,6 +140,7 @@ def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = N
     ax[2].axhline(xi, color="grey", ls="--", label="ξ")
     ax[2].set(xlabel="learning rate γ_t", ylabel="√SKL(λ̄_t, q*)", title="(c) Fig. 5: accuracy per rate")
     ax[2].xaxis.set_minor_formatter(NullFormatter())
+    ax[2].yaxis.set_minor_formatter(NullFormatter())
     if viabel:
         for j, m in enumerate(("faso", "rabvi")):
             for impl, mk in (("ours", "o"), ("viabel", "s")):
