@@ -209,15 +209,18 @@ def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso"
     """Ours vs viabel on N(0, V_name): FASO (avgAdam, γ = `faso_gamma`, ε = 0.1) and RABVI / RAABBVI (paper
     defaults, eq. 21 by `regression` in both) for each seed; per method and implementation the arrays of
     iterations, final √SKL(·, q*) and wall time (s) over seeds. Ours is timed after a warm-up run (JAX compiles
-    once per target); viabel has no compilation. `methods` ⊂ {"faso", "rabvi"}: the others stay empty."""
+    once per target); viabel has no compilation. `methods` ⊂ {"faso", "rabvi"}: the others stay empty. With
+    "faso", ours is also run with viabel's two FASO constants that ours exposes (ESS_min = 25, k_check = 200:
+    "faso_ours_viabel_constants"), to see how much of a difference they explain."""
     import time
+    import warnings
 
     from lsvi.baselines import viabel_faso
     from lsvi.core import targets
     from lsvi.core.bbvi import faso, kernel, rabvi
 
     rows = {k: {"iterations": [], "sqrt_skl": [], "wall": []} for k in ("faso_ours", "faso_viabel", "rabvi_ours",
-                                                                         "rabvi_viabel")}
+                                                                         "rabvi_viabel", "faso_ours_viabel_constants")}
     seeds = list(seeds)
     if not seeds or not methods:
         return {k: {m: np.asarray(a, float) for m, a in v.items()} for k, v in rows.items()}
@@ -226,7 +229,9 @@ def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso"
     fam = families.meanfield(d)
     lam_star, lam0 = q_star(fam, V), jnp.zeros(2 * d)
     bb = kernel.build(fam, targets.gaussian_logdensity(jnp.asarray(P)), _optimizer("avg_adam"), num_samples)
-    faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(10_000), eps=0.1, r=1.0, k_max=200, meanfield_dim=d)  # warm-up
+    with warnings.catch_warnings():  # warm-up (compilation): too short to stop, by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(10_000), eps=0.1, r=1.0, k_max=200, meanfield_dim=d)
 
     def add(k, it, lam, wall):
         rows[k]["iterations"].append(it)
@@ -238,6 +243,10 @@ def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso"
             t0 = time.perf_counter()
             r = faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(s), eps=0.1, r=1.0, k_max=k_max, meanfield_dim=d)
             add("faso_ours", r.iterations, r.position, time.perf_counter() - t0)
+            t0 = time.perf_counter()  # ours with viabel's constants: ESS > W_min/8 = 25, R̂ checked every W_min
+            r = faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(s), eps=0.1, r=1.0, k_max=k_max, meanfield_dim=d,
+                          ess_min=25.0, k_check=200)
+            add("faso_ours_viabel_constants", r.iterations, r.position, time.perf_counter() - t0)
             v = viabel_faso.run_faso(P, faso_gamma, eps=0.1, k_max=k_max, num_samples=num_samples, seed=s)
             add("faso_viabel", v.iterations, v.position, v.wall_time)
         if "rabvi" in methods:
