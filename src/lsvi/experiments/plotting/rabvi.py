@@ -117,9 +117,10 @@ def rabvi_fig07_gaussian(studies: dict, xi: float, labels: dict):
     return fig
 
 
-def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = None):
+def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = None, prediction: dict | None = None):
     """(a) Fig. 3b: true √SKL(λ̄_t, q*) vs RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2}, every target and epoch ≥ 1;
-    (b) Fig. 4: observed vs eq. 26-predicted iterations of the next learning rate; (c) Fig. 5: √SKL of the
+    (b) Fig. 4: observed vs eq. 26-predicted iterations of the next learning rate (crosses: the runs with the
+    termination rule; open circles: the `prediction` run without it); (c) Fig. 5: √SKL of the
     iterate average per learning rate, ξ dashed; (d) ours vs viabel 0.5.1 (iterations and final √SKL per seed)."""
     fig, ax = plt.subplots(1, 4 if viabel else 3, figsize=(17 if viabel else 13, 4))
     for i, (name, s) in enumerate(studies.items()):
@@ -133,6 +134,12 @@ def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = N
     ax[0].fill_between(lim, lim / 3, lim * 3, color="grey", alpha=0.15, label="factor 3")
     ax[0].set(xlabel="true √SKL(λ̄_t, q*)", ylabel="estimated (Ĉ γ_t^(2κ̂))^(1/2)", title="(a) Fig. 3b: SKL estimate")
     ax[0].legend(fontsize=6)
+    if prediction:
+        t = np.arange(2, len(prediction["iterations"]) - 1)
+        t = t[prediction["success"][t + 1]]
+        ax[1].loglog(prediction["iterations"][t + 1], prediction["predicted_next"][t], "ko", mfc="none", ms=8,
+                     label=f"{prediction['name']}, τ = ∞ run")
+        ax[1].legend(fontsize=7)
     lim = np.array([1e2, 1e5])
     ax[1].loglog(lim, lim, "k-", lw=0.8)
     ax[1].fill_between(lim, lim / 2, lim * 2, color="grey", alpha=0.15)
