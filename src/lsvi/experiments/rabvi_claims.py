@@ -27,6 +27,7 @@ from __future__ import annotations
 import numpy as np
 
 from lsvi.checks import rabvi_theory as rt
+from lsvi.experiments.rabvi_gaussian import at_budget
 
 SRC = "Welandawe et al. (RABVI)"
 
@@ -141,3 +142,178 @@ def rabvi_claims(res, sqrt_skl: float, xi: float, k_max: int, regression: str) -
             dict(id="rabvi_accuracy_10d", source=f"{SRC}, Section 7.1 (Fig. 5: √SKL ≈ ξ at termination)",
                  paper="final √SKL(q̂, q*) about ξ = 0.1", measured=f"√SKL = {sqrt_skl:.4f}",
                  criterion=f"< 2ξ = {2 * xi:g}", passed=bool(sqrt_skl < 2 * xi), note=f"eq. 21 fitted by {regression}")]
+
+
+# ---------------------------------------------------------------------------------------------------------------
+# Notebook 41_rabvi_gaussian_targets (Section 7.1, Figs 3–5, 7, C.10, and viabel side by side). Criteria fixed
+# before the runs:
+#
+# * per target: RABVI's rule fires with every FASO call successful and the final √SKL(q̂, q*) < 2ξ (Fig. 5, text);
+# * Fig. 5 "√SKL ≈ ξ at termination": every target's final √SKL in [ξ/4, 2ξ];
+# * Fig. 3b: RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2} within a factor 3 of the true √SKL(λ̄_t, q*) for ≥ 75 % of the
+#   (target, epoch ≥ 1) pairs;
+# * Fig. 4: the eq. 26 prediction within a factor 2 of the observed next epoch's iterations for ≥ 75 % of the pairs
+#   (≥ 3 pairs to be assessable);
+# * Fig. 7 / text: RABVI's final √SKL ≤ the best final √SKL of a baseline group (fixed rate Adam / RMSProp / WAdagrad;
+#   SGD-ED; RMSProp-ED / -C) in a strict majority of targets, the baselines run for K_max (assessable when
+#   num_steps ≥ the paper's 100,000 and ≥ 4 targets); the same at RABVI's own iteration budget (baselines' curve
+#   at the last point ≤ RABVI's termination iteration); Adam-ED / Adam-C final within a factor 2 of RABVI's in a
+#   strict majority of targets ("closely matching");
+# * Fig. C.10: avgRMSProp inside RABVI within a factor 2 of avgAdam's final √SKL on every target; plain RMSProp's
+#   √SKL at its last learning rate ≥ 0.7 × at its second ("does not improve as the step size decreases") on a
+#   strict majority of targets;
+# * viabel side by side (≥ 3 seeds to be assessable): mean final √SKL of ours and viabel's differ by ≤ 2 combined
+#   standard errors over seeds, and the mean termination iterations within a factor 2, for FASO and for RABVI; and
+#   the FASO iterations within a factor 2 again with viabel's ESS_min = 25 and check period 200 in ours.
+# ---------------------------------------------------------------------------------------------------------------
+
+def _final(study, opt="avg_adam"):
+    return float(study["rabvi"][opt]["true"][-1])
+
+
+def gaussian_accuracy_claims(studies: dict, xi: float, prediction: dict | None = None) -> list[dict]:
+    out = []
+    for name, s in studies.items():
+        r = s["rabvi"]["avg_adam"]
+        res = r["result"]
+        out.append(dict(id=f"rabvi_gauss_{name}", source=f"{SRC}, Section 7.1 (Figs 5, 7)",
+                        paper="RABVI terminates with √SKL(q*, q̂) ≈ ξ",
+                        measured=(f"d = {s['d']}: terminated={res.terminated}, FASO success={res.success}, "
+                                  f"{len(res.epochs)} rates, {res.iterations} iterations, √SKL = {r['true'][-1]:.4f}"),
+                        criterion=f"rule fires, every FASO succeeds, √SKL < 2ξ = {2 * xi:g}",
+                        passed=bool(res.terminated and res.success and r["true"][-1] < 2 * xi)))
+    finals = np.array([_final(s) for s in studies.values()])
+    out.append(dict(id="fig5_sqrt_skl_near_xi", source=f"{SRC}, Fig. 5 and Section 7.1 text",
+                    paper="SKL(q*, q̂)^{1/2} ≈ ξ at the termination point",
+                    measured="final √SKL: " + ", ".join(f"{n} {v:.3f}" for n, v in zip(studies, finals)),
+                    criterion=f"every target in [ξ/4, 2ξ] = [{xi / 4:g}, {2 * xi:g}]",
+                    passed=bool(np.all((finals >= xi / 4) & (finals <= 2 * xi)))))
+    ratios = np.concatenate([s["rabvi"]["avg_adam"]["estimate"][1:] / s["rabvi"]["avg_adam"]["true"][1:]
+                             for s in studies.values()])
+    ok = np.mean((ratios >= 1 / 3) & (ratios <= 3)) if ratios.size else np.nan
+    out.append(dict(id="fig3b_skl_estimate", source=f"{SRC}, Fig. 3b (eqs 17, 21)",
+                    paper="estimated √SKL (Ĉ γ^{2κ̂})^{1/2} tracks the true √SKL(q_γ, q*)",
+                    measured=f"estimate/true over {ratios.size} (target, epoch ≥ 1): median {np.median(ratios):.2f}, "
+                             f"range [{ratios.min():.2f}, {ratios.max():.2f}], {100 * ok:.0f} % within ×3",
+                    criterion="≥ 75 % within a factor 3", passed=bool(ok >= 0.75), assessable=ratios.size >= 3,
+                    note="the true value includes the Monte Carlo error of the iterate average"))
+    runs = [s["rabvi"]["avg_adam"] for s in studies.values()] + ([prediction] if prediction else [])
+    pairs = [(r["predicted_next"][t], r["iterations"][t + 1]) for r in runs
+             for t in range(2, len(r["iterations"]) - 1) if r.get("success", np.ones(t + 2, bool))[t + 1]]
+    pr = np.array([p / a for p, a in pairs]) if pairs else np.array([])
+    ok = float(np.mean((pr >= 0.5) & (pr <= 2))) if pr.size else float("nan")
+    out.append(dict(id="fig4_iteration_prediction", source=f"{SRC}, Fig. 4 (eq. 26)",
+                    paper="predicted iterations to convergence at the next rate match the observed ones",
+                    measured=(f"predicted/observed over {pr.size} pairs: " + ", ".join(f"{v:.2f}" for v in pr))
+                    if pr.size else "no completed epoch after a prediction (RABVI stopped at the first predicting rate)",
+                    criterion="≥ 75 % within a factor 2, ≥ 3 pairs", passed=bool(pr.size and ok >= 0.75),
+                    assessable=pr.size >= 3,
+                    note="only predictions followed by another completed epoch can be checked: the one that triggers "
+                         "termination is not; the τ = ∞ run (prediction_study) supplies the others"))
+    return out
+
+
+def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000) -> list[dict]:
+    names = list(studies)
+    full = num_steps >= paper_k_max and len(names) >= 4
+    out = []
+    groups = {"fixed_rate": ("Adam", "RMSProp", "WAdagrad"), "sgd_ed": ("SGD-ED",), "rmsprop_ed_c": ("RMSProp-ED", "RMSProp-C")}
+    for gid, labels in groups.items():
+        have = [lab for lab in labels if all(lab in s["baselines"] for s in studies.values())]
+        if not have:
+            continue
+        for when in ("final", "budget"):
+            wins, txt = [], []
+            for n, s in studies.items():
+                k = s["rabvi"]["avg_adam"]["result"].iterations
+                best = min(float(s["baselines"][lab][1][-1]) if when == "final" else at_budget(s["baselines"][lab], k)
+                           for lab in have)
+                wins.append(_final(s) <= best)
+                txt.append(f"{n} {_final(s):.3f} vs {best:.3f}")
+            out.append(dict(id=f"fig7_rabvi_beats_{gid}_{when}", source=f"{SRC}, Fig. 7 / C.8 / C.9 and Section 7.1 text",
+                            paper=f"RABVI outperforms {'/'.join(have)} in a majority of cases",
+                            measured=(f"RABVI ≤ best of {'/'.join(have)} "
+                                      f"{'after ' + str(num_steps) + ' iterations' if when == 'final' else 'at RABVI’s own termination iteration'}"
+                                      f" on {sum(wins)}/{len(wins)} targets: " + "; ".join(txt)),
+                            criterion="strict majority of targets", passed=bool(sum(wins) > len(wins) / 2),
+                            assessable=full if when == "final" else len(names) >= 4,
+                            note="baselines' iterate average of the last 20 % every 200 iterations"))
+    have = [lab for lab in ("Adam-ED", "Adam-C") if all(lab in s["baselines"] for s in studies.values())]
+    if have:
+        r = np.array([[float(s["baselines"][lab][1][-1]) / _final(s) for lab in have] for s in studies.values()])
+        close = np.all((r >= 0.5) & (r <= 2), axis=1)
+        out.append(dict(id="fig7_adam_schedules_match_rabvi", source=f"{SRC}, Section 7.1 text",
+                        paper="Adam-ED and Adam-C closely match RABVI's accuracy (but have no stopping rule)",
+                        measured=f"final √SKL ratio to RABVI ({'/'.join(have)}): " +
+                                 "; ".join(f"{n} " + "/".join(f"{v:.2f}" for v in row) for n, row in zip(names, r)),
+                        criterion="every ratio in [1/2, 2] on a strict majority of targets",
+                        passed=bool(close.sum() > len(names) / 2), assessable=full))
+    return out
+
+
+def c10_claims(studies: dict) -> list[dict]:
+    out = []
+    if all("avg_rmsprop" in s["rabvi"] for s in studies.values()):
+        r = np.array([_final(s, "avg_rmsprop") / _final(s) for s in studies.values()])
+        out.append(dict(id="figC10_avgrmsprop_like_avgadam", source=f"{SRC}, Fig. C.10",
+                        paper="avgAdam and avgRMSProp give a similar improvement in √SKL",
+                        measured="final √SKL avgRMSProp/avgAdam: " + ", ".join(f"{n} {v:.2f}" for n, v in zip(studies, r)),
+                        criterion="every ratio in [1/2, 2]", passed=bool(np.all((r >= 0.5) & (r <= 2))),
+                        assessable=len(r) >= 4))
+    if all("rmsprop" in s["rabvi"] for s in studies.values()):
+        flat = []
+        for s in studies.values():
+            t = s["rabvi"]["rmsprop"]["true"]
+            flat.append(len(t) >= 3 and t[-1] >= 0.7 * t[1])
+        out.append(dict(id="figC10_rmsprop_no_improvement", source=f"{SRC}, Fig. C.10 and Section 7.1 text",
+                        paper="RMSProp in RABVI: accuracy does not improve as the step size decreases",
+                        measured="√SKL per rate: " + "; ".join(
+                            f"{n} " + "→".join(f"{v:.3f}" for v in s["rabvi"]["rmsprop"]["true"]) for n, s in studies.items()),
+                        criterion="last rate's √SKL ≥ 0.7 × the second rate's on a strict majority of targets (≥ 3 rates)",
+                        passed=bool(sum(flat) > len(flat) / 2), assessable=len(flat) >= 4))
+    return out
+
+
+def viabel_claims(cmp: dict, target: str, d: int) -> list[dict]:
+    out = []
+    for m, label in (("faso", "FASO (avgAdam, γ = 0.01, ε = 0.1)"), ("rabvi", "RABVI / RAABBVI (paper defaults)")):
+        a, b = cmp[f"{m}_ours"], cmp[f"{m}_viabel"]
+        n = a["sqrt_skl"].size
+        if n == 0:
+            for what in ("accuracy", "iterations"):
+                out.append(dict(id=f"viabel_{m}_{what}", source=f"{SRC}; viabel 0.5.1 (authors' package)",
+                                paper=f"{label}: our implementation matches the reference package", measured="not run",
+                                criterion="as at cpu scale", passed=False, assessable=False,
+                                note="not run at this scale (time)"))
+            continue
+        se = np.sqrt((a["sqrt_skl"].var(ddof=1) + b["sqrt_skl"].var(ddof=1)) / n) if n > 1 else float("nan")
+        diff = abs(a["sqrt_skl"].mean() - b["sqrt_skl"].mean())
+        txt = (f"{target}, d = {d}, {n} seeds: √SKL ours {a['sqrt_skl'].mean():.4f} ± {a['sqrt_skl'].std():.4f}, viabel "
+               f"{b['sqrt_skl'].mean():.4f} ± {b['sqrt_skl'].std():.4f}")
+        out.append(dict(id=f"viabel_{m}_accuracy", source=f"{SRC}; viabel 0.5.1 (authors' package)",
+                        paper=f"{label}: our implementation reproduces the reference package's accuracy",
+                        measured=f"{txt}; |Δ| = {diff:.4f}, 2 SE = {2 * se:.4f}", criterion="|Δ mean √SKL| ≤ 2 combined SE",
+                        passed=bool(diff <= 2 * se), assessable=n >= 3))
+        ri = a["iterations"].mean() / b["iterations"].mean()
+        out.append(dict(id=f"viabel_{m}_iterations", source=f"{SRC}; viabel 0.5.1 (authors' package)",
+                        paper=f"{label}: same termination iteration as the reference package",
+                        measured=(f"{target}, d = {d}: iterations ours {a['iterations'].mean():.0f} "
+                                  f"[{a['iterations'].min():.0f}, {a['iterations'].max():.0f}], viabel "
+                                  f"{b['iterations'].mean():.0f} [{b['iterations'].min():.0f}, {b['iterations'].max():.0f}]"
+                                  f" (ratio {ri:.2f}); wall s ours {a['wall'].mean():.2f}, viabel {b['wall'].mean():.2f}"),
+                        criterion="mean iterations within a factor 2", passed=bool(0.5 <= ri <= 2), assessable=n >= 3,
+                        note="same machine, same run; ours timed after JAX compilation; the rules differ in "
+                             "documented details (lsvi.baselines.viabel_faso.VIABEL_DIFFERENCES)"))
+    a, b = cmp["faso_ours_viabel_constants"], cmp["faso_viabel"]
+    n = a["iterations"].size
+    ri = a["iterations"].mean() / b["iterations"].mean() if n else float("nan")
+    out.append(dict(id="viabel_faso_iterations_viabel_constants", source=f"{SRC}; viabel 0.5.1 (authors' package)",
+                    paper="FASO: same termination iteration as the reference package, once the constants that differ "
+                          "(ESS_min = 25, R̂ check every 200) are set to viabel's",
+                    measured=(f"{target}, d = {d}, {n} seeds: iterations ours {a['iterations'].mean():.0f}, viabel "
+                              f"{b['iterations'].mean():.0f} (ratio {ri:.2f}); √SKL ours {a['sqrt_skl'].mean():.4f}, "
+                              f"viabel {b['sqrt_skl'].mean():.4f}") if n else "not run",
+                    criterion="mean iterations within a factor 2", passed=bool(n and 0.5 <= ri <= 2), assessable=n >= 3,
+                    note="remaining differences: mean (ours, as Algorithm 1) vs max (viabel) MCSE rule, ArviZ vs viabel's "
+                         "ESS estimator"))
+    return out

@@ -80,3 +80,82 @@ def rabvi_gaussian_run(epochs, sqrt_skl_true, xi: float, rho: float):
     ax[1].legend(fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ---- notebook 41_rabvi_gaussian_targets (Section 7.1) ----------------------------------------------------------
+BASELINE_STYLE = {"Adam": ("C3", "-"), "RMSProp": ("C2", "-"), "WAdagrad": ("C4", "-"), "SGD-ED": ("k", "--"),
+                  "Adam-ED": ("C3", "--"), "Adam-C": ("C3", ":"), "RMSProp-ED": ("C2", "--"), "RMSProp-C": ("C2", ":")}
+
+
+def rabvi_fig07_gaussian(studies: dict, xi: float, labels: dict):
+    """Fig. 7 / C.8 / C.9: √SKL(iterate average, q*) vs iterations per target. Baselines: average of the last 20 %
+    of iterates every 200 iterations; RABVI: the iterate average at the end of each learning rate (circles), its
+    termination (solid vertical) and FASO's (dotted vertical, star)."""
+    n = len(studies)
+    cols = min(n, 4)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+    for ax, (name, s) in zip(axes.flat, studies.items()):
+        for lab, (its, vals) in s["baselines"].items():
+            c, ls = BASELINE_STYLE[lab]
+            ax.loglog(its, vals, color=c, ls=ls, lw=1, label=lab)
+        r = s["rabvi"]["avg_adam"]
+        ax.loglog(r["cum_iterations"], r["true"], "o-", color="C0", lw=2, ms=4, label="RABVI (avgAdam)")
+        ax.axvline(r["cum_iterations"][-1], color="C0", lw=1)
+        f = s["faso"]
+        ax.loglog([f["iterations"]], [f["sqrt_skl"]], "*" if f["success"] else "x", color="C1", ms=11,
+                  label="FASO (avgAdam, γ = 0.01; x: no stop)")
+        ax.axvline(f["iterations"], color="C1", ls=":", lw=1)
+        ax.axhline(xi, color="grey", ls=":", lw=0.8)
+        ax.set(title=f"{labels.get(name, name)}, d = {s['d']}", xlabel="iterations", ylabel="√SKL(q̂, q*)")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=6, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = None, prediction: dict | None = None):
+    """(a) Fig. 3b: true √SKL(λ̄_t, q*) vs RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2}, every target and epoch ≥ 1;
+    (b) Fig. 4: observed vs eq. 26-predicted iterations of the next learning rate (crosses: the runs with the
+    termination rule; open circles: the `prediction` run without it); (c) Fig. 5: √SKL of the
+    iterate average per learning rate, ξ dashed; (d) ours vs viabel 0.5.1 (iterations and final √SKL per seed)."""
+    fig, ax = plt.subplots(1, 4 if viabel else 3, figsize=(17 if viabel else 13, 4))
+    for i, (name, s) in enumerate(studies.items()):
+        r = s["rabvi"]["avg_adam"]
+        ax[0].loglog(r["true"][1:], r["estimate"][1:], "o", color=f"C{i}", label=name)
+        t = np.arange(2, len(r["iterations"]) - 1)
+        ax[1].loglog(r["iterations"][t + 1], r["predicted_next"][t], "x", color=f"C{i}", ms=8)
+        ax[2].loglog(r["gamma"], r["true"], "o-", color=f"C{i}", label=name)
+    lim = np.array([1e-2, 1.0])
+    ax[0].loglog(lim, lim, "k-", lw=0.8)
+    ax[0].fill_between(lim, lim / 3, lim * 3, color="grey", alpha=0.15, label="factor 3")
+    ax[0].set(xlabel="true √SKL(λ̄_t, q*)", ylabel="estimated (Ĉ γ_t^(2κ̂))^(1/2)", title="(a) Fig. 3b: SKL estimate")
+    ax[0].legend(fontsize=6)
+    if prediction:
+        t = np.arange(2, len(prediction["iterations"]) - 1)
+        t = t[prediction["success"][t + 1]]
+        ax[1].loglog(prediction["iterations"][t + 1], prediction["predicted_next"][t], "ko", mfc="none", ms=8,
+                     label=f"{prediction['name']}, τ = ∞ run")
+        ax[1].legend(fontsize=7)
+    lim = np.array([1e2, 1e5])
+    ax[1].loglog(lim, lim, "k-", lw=0.8)
+    ax[1].fill_between(lim, lim / 2, lim * 2, color="grey", alpha=0.15)
+    ax[1].set(xlabel="observed iterations at the next rate", ylabel="predicted (eq. 26)", title="(b) Fig. 4: iterations")
+    ax[2].axhline(xi, color="grey", ls="--", label="ξ")
+    ax[2].set(xlabel="learning rate γ_t", ylabel="√SKL(λ̄_t, q*)", title="(c) Fig. 5: accuracy per rate")
+    ax[2].xaxis.set_minor_formatter(NullFormatter())
+    ax[2].yaxis.set_minor_formatter(NullFormatter())
+    if viabel:
+        for j, m in enumerate(("faso", "rabvi")):
+            for impl, mk in (("ours", "o"), ("viabel", "s")):
+                c = viabel[f"{m}_{impl}"]
+                ax[3].loglog(c["iterations"], c["sqrt_skl"], mk, color=f"C{j}", mfc="none" if impl == "viabel" else None,
+                             label=f"{m.upper()} {impl}")
+        ax[3].axhline(xi, color="grey", ls="--")
+        ax[3].set(xlabel="iterations to termination", ylabel="final √SKL(q̂, q*)", title="(d) ours vs viabel 0.5.1")
+        ax[3].legend(fontsize=7)
+    fig.tight_layout()
+    return fig

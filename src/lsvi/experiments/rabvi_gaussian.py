@@ -1,0 +1,297 @@
+"""Section 7.1 of the RABVI paper (Welandawe et al.): Gaussian targets π = N(0, V), RABVI vs fixed-learning-rate
+and scheduled baselines (Fig. 7 / C.8 / C.9), the SKL-regression and iteration-prediction diagnostics
+(Figs 3–5), and the optimisers inside RABVI (Fig. C.10).
+
+* `covariance(name, d)`: the seven V of Section 7.1 (identity; diagonal V_jj = j; uniform 0.8; banded 0.8^|i−j|;
+  diagonal + banded; first entry 1000 with uniform / banded).
+* `q_star(family, V)`: the exact optimum, mean-field mean 0 and σ_i² = 1/[V⁻¹]_ii (KL(q‖π) stationarity), full
+  rank the target itself. Never defined by the method under test.
+* `schedule(kind, num_steps, ...)`: γ_k constant (0.01), exponential decay γ_0 δ^⌊k/s⌋ (γ_0 = 0.01, δ = 0.96,
+  s = 900) or cosine γ_min + ½(γ_max − γ_min)(1 + cos(kπ/K)) (10⁻⁴…10⁻²), as Section 7 states.
+* `run_schedule`: BBVI with a per-iteration learning rate (blocks of `block` steps under `lax.scan`), returning the
+  paper's baseline iterate averages: at every 200th iteration k the mean of the last 0.2k iterates, computed
+  exactly from running sums kept every 40 iterations (0.2 × 200).
+* `windowed_adagrad`: WAdagrad (PyMC's `adagrad_window`: d = ĝ/√(mean of the last n_win ĝ² + ε), n_win = 10,
+  ε = 1e-6), the one baseline optimiser optax lacks.
+* `rabvi_diagnostics`: per epoch of a `RabviResult`, the true √SKL(λ̄_t, q*), RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2}
+  of eq. 17/21 (Fig. 3b), and the eq. 26 prediction of the next epoch's iteration count (Fig. 4).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+
+from lsvi.core.bbvi import families
+from lsvi.core.bbvi.kernel import BBVI
+from lsvi.core.bbvi.rabvi import weights, wls_line
+
+COVARIANCES = ("identity", "diagonal", "uniform", "banded", "diagonal_banded", "first1000_uniform",
+               "first1000_banded")
+LABELS = {"identity": "identity", "diagonal": "diagonal V_jj = j", "uniform": "uniform 0.8", "banded": "banded 0.8^|i−j|",
+          "diagonal_banded": "diagonal + banded", "first1000_uniform": "V_11 = 1000, uniform",
+          "first1000_banded": "V_11 = 1000, banded"}
+
+
+def covariance(name: str, d: int) -> np.ndarray:
+    """The Section 7.1 covariance `name` (one of `COVARIANCES`) in dimension d (d, d)."""
+    i = np.arange(d)
+    off = ~np.eye(d, dtype=bool)
+    diag = {"identity": np.ones(d), "diagonal": i + 1.0, "uniform": np.ones(d), "banded": np.ones(d),
+            "diagonal_banded": i + 1.0, "first1000_uniform": np.r_[1000.0, np.ones(d - 1)],
+            "first1000_banded": np.r_[1000.0, np.ones(d - 1)]}[name]
+    corr = {"identity": 0.0, "diagonal": 0.0, "uniform": 0.8 * np.ones((d, d)),
+            "banded": 0.8 ** np.abs(i[:, None] - i[None, :])}
+    corr["diagonal_banded"] = corr["first1000_banded"] = corr["banded"]
+    corr["first1000_uniform"] = corr["uniform"]
+    return np.diag(diag) + np.where(off, corr[name], 0.0)
+
+
+def q_star(family: families.Family, V) -> jnp.ndarray:
+    """Exact optimal λ* of `family` for π = N(0, V): mean field σ_i² = 1/[V⁻¹]_ii; full rank the target."""
+    V = np.asarray(V, float)
+    d = V.shape[0]
+    if family.name == "meanfield":
+        return family.init(np.zeros(d), np.diag(1.0 / np.diag(np.linalg.inv(V))))
+    return family.init(np.zeros(d), V)
+
+
+def sqrt_skl(family, lam, lam_star) -> float:
+    """√SKL(q_λ, q*) (closed form)."""
+    return float(np.sqrt(max(float(families.skl(family, jnp.asarray(lam), lam_star)), 0.0)))
+
+
+def schedule(kind: str, num_steps: int, gamma: float = 0.01, delta: float = 0.96, s: int = 900,
+             gamma_min: float = 1e-4, gamma_max: float = 1e-2) -> np.ndarray:
+    """Learning rates γ_k, k = 0..num_steps−1, for `kind` in {"fixed", "exp_decay", "cosine"} (Section 7)."""
+    k = np.arange(num_steps)
+    if kind == "fixed":
+        return np.full(num_steps, gamma)
+    if kind == "exp_decay":
+        return gamma * delta ** np.floor(k / s)
+    if kind == "cosine":
+        return gamma_min + 0.5 * (gamma_max - gamma_min) * (1 + np.cos(np.pi * k / num_steps))
+    raise ValueError(kind)
+
+
+class WindowState(NamedTuple):
+    sq: jnp.ndarray  # (n_win, P) last squared gradients (ring buffer)
+    count: jnp.ndarray
+
+
+def windowed_adagrad(n_win: int = 10, eps: float = 1e-6) -> optax.GradientTransformation:
+    """WAdagrad (PyMC3's default `adagrad_window`): d = ĝ/√(mean_{last n_win} ĝ² + ε)."""
+
+    def init_fn(params):
+        return WindowState(jnp.zeros((n_win,) + params.shape), jnp.zeros([], jnp.int32))
+
+    def update_fn(g, state, params=None):
+        sq = state.sq.at[state.count % n_win].set(g * g)
+        n = jnp.minimum(state.count + 1, n_win)
+        return g / jnp.sqrt(jnp.sum(sq, 0) / n + eps), WindowState(sq, state.count + 1)
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+
+class Curve(NamedTuple):
+    iterations: np.ndarray  # (J,) k = 200, 400, ...
+    averages: np.ndarray  # (J, P) mean of iterates k − 0.2k + 1..k
+
+
+def run_schedule(bbvi: BBVI, position, gammas, key, every: int = 200, frac: float = 0.2) -> Curve:
+    """BBVI with per-iteration γ_k = `gammas[k]` from λ^(0) = `position`; the baseline iterate averages of Fig. 7."""
+    block = int(round(frac * every))  # 40: the window 0.2k is a multiple of it when k is a multiple of `every`
+    n = len(gammas) // every * every
+    g = jnp.asarray(np.asarray(gammas, float)[:n]).reshape(-1, block)
+    keys = jax.random.split(key, n).reshape(n // block, block, -1)
+
+    def outer(carry, xs):
+        state, total = carry
+        kb, gb = xs
+
+        def inner(c, x):
+            s, tot = c
+            s, _ = bbvi.step(x[0], s, x[1])
+            return (s, tot + s.position), None
+
+        (state, total), _ = jax.lax.scan(inner, (state, total), (kb, gb))
+        return (state, total), total
+
+    state = bbvi.init(position)
+    _, sums = jax.jit(lambda st, k, gg: jax.lax.scan(outer, (st, jnp.zeros_like(st.position)), (k, gg)))(state, keys, g)
+    sums = np.concatenate([np.zeros((1, sums.shape[1])), np.asarray(sums)])  # running sum after 0, 40, 80, ... steps
+    ks = np.arange(every, n + 1, every)
+    lo = (ks - (frac * ks).astype(int)) // block
+    return Curve(ks, (sums[ks // block] - sums[lo]) / (frac * ks)[:, None])
+
+
+def curve_sqrt_skl(family, curve: Curve, lam_star) -> np.ndarray:
+    """√SKL(averages, q*) along a baseline curve (J,)."""
+    f = jax.vmap(lambda lam: families.skl(family, lam, lam_star))
+    return np.sqrt(np.maximum(np.asarray(f(jnp.asarray(curve.averages))), 0.0))
+
+
+def rabvi_diagnostics(res, family, lam_star, rho: float = 0.5) -> dict:
+    """Per epoch t of a `RabviResult`: γ_t, cumulative iterations, true √SKL(λ̄_t, q*), estimated (Ĉ γ_t^{2κ̂})^{1/2},
+    and the eq. 26 prediction K̂ of epoch t + 1's iterations made at epoch t ≥ 2 (nan otherwise; same fit as
+    `lsvi.core.bbvi.rabvi`: weighted least squares over epochs 1..t, K̂ = K_t when α̂ ≥ 0)."""
+    ep = res.epochs
+    gam = np.array([e.gamma for e in ep])
+    iters = np.array([e.iterations for e in ep], float)
+    pred = np.full(len(ep), np.nan)
+    for t in range(2, len(ep)):
+        a, b = wls_line(np.log(gam[1:t + 1]), np.log(iters[1:t + 1]), weights(t))
+        pred[t] = (rho * gam[t]) ** a * np.exp(b) if a < 0 else iters[t]
+    return {"gamma": gam, "iterations": iters, "cum_iterations": np.cumsum(iters),
+            "true": np.array([sqrt_skl(family, e.position, lam_star) for e in ep]),
+            "estimate": np.array([np.sqrt(e.C_hat) * e.gamma ** e.kappa_hat for e in ep]),
+            "predicted_next": pred}
+
+
+BASELINES = {"Adam": ("adam", "fixed"), "RMSProp": ("rmsprop", "fixed"), "WAdagrad": ("wadagrad", "fixed"),
+             "SGD-ED": ("sgd", "exp_decay"), "Adam-ED": ("adam", "exp_decay"), "Adam-C": ("adam", "cosine"),
+             "RMSProp-ED": ("rmsprop", "exp_decay"), "RMSProp-C": ("rmsprop", "cosine")}
+FIXED_RATE = ("Adam", "RMSProp", "WAdagrad")
+
+
+def _optimizer(name: str):
+    from lsvi.core.bbvi import optimizers
+
+    return windowed_adagrad() if name == "wadagrad" else optimizers.get(name)
+
+
+def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
+                 faso_gamma: float = 0.01, num_samples: int = 10, seed: int = 0, regression=None,
+                 k_max: int = 100_000) -> dict:
+    """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family:
+    RABVI (paper defaults, one run per optimiser in `rabvi_optimizers`; κ fixed at 1 for the averaged ones),
+    FASO (avgAdam at γ = `faso_gamma`, ε = 0.1), and each baseline of `baselines` (keys of `BASELINES`) for
+    `num_steps` iterations from λ^(0) = 0. FASO gets the baselines' budget (k_max = `num_steps`); RABVI gets
+    `k_max`. The FASO check-cost ratio is fixed at r = 1 (reproducibility)."""
+    from lsvi.core import targets
+    from lsvi.core.bbvi import faso, kernel, rabvi
+
+    V = covariance(name, d)
+    log_target = targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V)))
+    fam = families.meanfield(d)
+    lam_star, lam0 = q_star(fam, V), jnp.zeros(2 * d)
+    key = jax.random.PRNGKey(seed)
+    out = {"name": name, "d": d, "lam_star": lam_star, "rabvi": {}, "baselines": {}}
+    reg = {} if regression is None else {"regression": regression}
+    built = {}
+    for o in rabvi_optimizers:
+        bb = built[o] = kernel.build(fam, log_target, _optimizer(o), num_samples)
+        res = rabvi.rabvi(bb, fam, lam0, key, r=1.0, k_max=k_max, fix_kappa=o.startswith("avg"), **reg)
+        out["rabvi"][o] = {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
+    bb = built.get("avg_adam") or kernel.build(fam, log_target, _optimizer("avg_adam"), num_samples)
+    fr = faso.faso(bb, lam0, faso_gamma, key, eps=0.1, r=1.0, k_max=num_steps, meanfield_dim=d)
+    out["faso"] = {"iterations": fr.iterations, "success": fr.success, "sqrt_skl": sqrt_skl(fam, fr.position, lam_star)}
+    for i, label in enumerate(baselines):
+        o, kind = BASELINES[label]
+        bb = kernel.build(fam, log_target, _optimizer(o), num_samples)
+        c = run_schedule(bb, lam0, schedule(kind, num_steps), jax.random.fold_in(key, i + 1))
+        out["baselines"][label] = (c.iterations, curve_sqrt_skl(fam, c, lam_star))
+    return out
+
+
+def at_budget(curve, k: int) -> float:
+    """A baseline's √SKL at the last curve point ≤ k (its first point if k is smaller)."""
+    its, vals = curve
+    j = np.searchsorted(its, k, side="right") - 1
+    return float(vals[max(j, 0)])
+
+
+def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso", "rabvi"), faso_gamma: float = 0.01,
+                        k_max: int = 100_000, num_samples: int = 10) -> dict:
+    """Ours vs viabel on N(0, V_name): FASO (avgAdam, γ = `faso_gamma`, ε = 0.1) and RABVI / RAABBVI (paper
+    defaults, eq. 21 by `regression` in both) for each seed; per method and implementation the arrays of
+    iterations, final √SKL(·, q*) and wall time (s) over seeds. Ours is timed after a warm-up run (JAX compiles
+    once per target); viabel has no compilation. `methods` ⊂ {"faso", "rabvi"}: the others stay empty. With
+    "faso", ours is also run with viabel's two FASO constants that ours exposes (ESS_min = 25, k_check = 200:
+    "faso_ours_viabel_constants"), to see how much of a difference they explain."""
+    import time
+    import warnings
+
+    from lsvi.baselines import viabel_faso
+    from lsvi.core import targets
+    from lsvi.core.bbvi import faso, kernel, rabvi
+
+    rows = {k: {"iterations": [], "sqrt_skl": [], "wall": []} for k in ("faso_ours", "faso_viabel", "rabvi_ours",
+                                                                         "rabvi_viabel", "faso_ours_viabel_constants")}
+    seeds = list(seeds)
+    if not seeds or not methods:
+        return {k: {m: np.asarray(a, float) for m, a in v.items()} for k, v in rows.items()}
+    V = covariance(name, d)
+    P = np.linalg.inv(V)
+    fam = families.meanfield(d)
+    lam_star, lam0 = q_star(fam, V), jnp.zeros(2 * d)
+    bb = kernel.build(fam, targets.gaussian_logdensity(jnp.asarray(P)), _optimizer("avg_adam"), num_samples)
+    with warnings.catch_warnings():  # warm-up (compilation): too short to stop, by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(10_000), eps=0.1, r=1.0, k_max=200, meanfield_dim=d)
+
+    def add(k, it, lam, wall):
+        rows[k]["iterations"].append(it)
+        rows[k]["sqrt_skl"].append(sqrt_skl(fam, lam, lam_star))
+        rows[k]["wall"].append(wall)
+
+    for s in seeds:
+        if "faso" in methods:
+            t0 = time.perf_counter()
+            r = faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(s), eps=0.1, r=1.0, k_max=k_max, meanfield_dim=d)
+            add("faso_ours", r.iterations, r.position, time.perf_counter() - t0)
+            t0 = time.perf_counter()  # ours with viabel's constants: ESS > W_min/8 = 25, R̂ checked every W_min
+            r = faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(s), eps=0.1, r=1.0, k_max=k_max, meanfield_dim=d,
+                          ess_min=25.0, k_check=200)
+            add("faso_ours_viabel_constants", r.iterations, r.position, time.perf_counter() - t0)
+            v = viabel_faso.run_faso(P, faso_gamma, eps=0.1, k_max=k_max, num_samples=num_samples, seed=s)
+            add("faso_viabel", v.iterations, v.position, v.wall_time)
+        if "rabvi" in methods:
+            t0 = time.perf_counter()
+            r = rabvi.rabvi(bb, fam, lam0, jax.random.PRNGKey(s), r=1.0, k_max=k_max, regression=regression)
+            add("rabvi_ours", r.iterations, r.position, time.perf_counter() - t0)
+            v = viabel_faso.run_raabvi(P, regression=regression, k_max=k_max, num_samples=num_samples, seed=s)
+            add("rabvi_viabel", v.iterations, v.position, v.wall_time)
+    return {k: {m: np.asarray(a, float) for m, a in v.items()} for k, v in rows.items()}
+
+
+def summary_table(studies: dict):
+    """One row per target: RABVI's rates, iterations, final √SKL; FASO's; each baseline's final √SKL and at RABVI's budget."""
+    import pandas as pd
+
+    rows = []
+    for name, s in studies.items():
+        for o, r in s["rabvi"].items():
+            res = r["result"]
+            row = {"target": name, "d": s["d"], "rabvi_optimizer": o, "rates": len(res.epochs),
+                   "rabvi_iterations": res.iterations, "rabvi_terminated": res.terminated, "rabvi_sqrt_skl": r["true"][-1],
+                   "faso_iterations": s["faso"]["iterations"], "faso_sqrt_skl": s["faso"]["sqrt_skl"]}
+            for lab, curve in s["baselines"].items():
+                row[f"{lab}_final"] = float(curve[1][-1])
+                row[f"{lab}_at_rabvi_budget"] = at_budget(curve, res.iterations)
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def prediction_study(name: str, d: int, *, k_max: int, seed: int = 0, regression=None, num_samples: int = 10) -> dict:
+    """Fig. 4 needs observed iterations after each eq. 26 prediction, but the termination rule stops RABVI at the
+    first rate where it predicts. As for the paper's figure, RABVI (avgAdam, paper defaults) is run here with the
+    rule disabled (τ = ∞) until `k_max`; returns `rabvi_diagnostics` plus "success" per epoch (the epoch cut by
+    k_max is unsuccessful and its iteration count is not an observation)."""
+    import warnings
+
+    from lsvi.core import targets
+    from lsvi.core.bbvi import kernel, rabvi
+
+    V = covariance(name, d)
+    fam = families.meanfield(d)
+    bb = kernel.build(fam, targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V))), _optimizer("avg_adam"), num_samples)
+    reg = {} if regression is None else {"regression": regression}
+    with warnings.catch_warnings():  # k_max ends this run by design
+        warnings.simplefilter("ignore", RuntimeWarning)
+        res = rabvi.rabvi(bb, fam, jnp.zeros(2 * d), jax.random.PRNGKey(seed), tau=np.inf, k_max=k_max, r=1.0, **reg)
+    return {"name": name, "d": d, "result": res, "success": np.array([e.success for e in res.epochs], bool),
+            **rabvi_diagnostics(res, fam, q_star(fam, V))}
