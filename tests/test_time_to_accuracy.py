@@ -93,3 +93,39 @@ def test_baseline_trace_thinned_keeps_ends():
     tr = tta.from_gaussian_trace("bj", "cfg", g, num_records=40)
     assert tr.iterations[0] == 0 and tr.iterations[-1] == K - 1 and len(tr.iterations) <= 40
     assert tr.elapsed[-1] == 5.0 and tr.meanfield and tr.error == ""
+
+
+def test_blackjax_fullrank_recovers_a_gaussian_target():
+    """The Blackjax full-rank VI wrapper (a baseline of the benchmark): on a Gaussian target the
+    ELBO optimum is the target itself; its covariance read-back (L Lᵀ from Blackjax's flat
+    parameters) must match it."""
+    from lsvi.baselines import blackjax_fullrank
+    from lsvi.core.targets import gaussian_logdensity
+
+    mean = jnp.array([1.0, -2.0, 0.5])
+    cov = jnp.array([[1.0, 0.6, 0.0], [0.6, 2.0, -0.3], [0.0, -0.3, 0.5]])
+    tr = blackjax_fullrank.fit(gaussian_logdensity(jnp.linalg.inv(cov), mean), 3, num_iterations=3000,
+                               num_samples=50, learning_rate=2e-2, seed=0)
+    assert not tr.info.get("error") and tr.cov.shape == (3001, 3, 3)
+    np.testing.assert_allclose(tr.cov[0], np.eye(3))  # Blackjax's init: L = I
+    np.testing.assert_allclose(tr.mean[-1], mean, atol=0.1)
+    np.testing.assert_allclose(tr.cov[-1], cov, atol=0.15)
+
+
+def test_pymc_openblas_option_gives_the_same_iterates():
+    """pymc_advi's ``blas_ldflags`` option (issue 17, part 3) changes PyTensor's BLAS, not the
+    algorithm: same seed, same iterates (skipped where libopenblas is not installed)."""
+    import ctypes.util
+
+    if ctypes.util.find_library("openblas") is None:
+        pytest.skip("libopenblas not installed (apt-get install libopenblas-dev)")
+    from lsvi.baselines import pymc_advi
+
+    rng = np.random.default_rng(1)
+    X = rng.normal(size=(60, 3)) * np.where(rng.random(60) < 0.5, -1.0, 1.0)[:, None]
+    a = pymc_advi.fit(X, 25.0, num_iterations=300, num_records=5, seed=3)
+    b = pymc_advi.fit(X, 25.0, num_iterations=300, num_records=5, seed=3, blas_ldflags="-lopenblas")
+    assert b.info["blas_ldflags"] == "-lopenblas" and a.info["blas_ldflags"] != "-lopenblas"
+    np.testing.assert_allclose(b.mean, a.mean, atol=1e-10)
+    np.testing.assert_allclose(b.cov, a.cov, atol=1e-10)
+    assert np.max(np.abs(a.mean[-1] - a.mean[0])) > 1e-3  # it did move
