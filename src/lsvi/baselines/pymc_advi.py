@@ -35,6 +35,14 @@ is not checked); we
 catch it, store ``info["error"] = repr(err)``, ``info["diverged"] = True`` and return the
 records collected before it (the caller decides what to do with them).
 
+Configuration (issue 17). The pip install of PyTensor links no BLAS (``blas__ldflags`` is
+empty; PyTensor warns). ``blas_ldflags="-lopenblas"`` (Debian's ``libopenblas-dev``) sets
+``pytensor.config.blas__ldflags`` for this fit, so that PyTensor's C backend calls OpenBLAS
+for its dot products; ``compile_mode`` ("NUMBA", "JAX", ...) is passed to PyTensor's
+compilation of the step function (``compile_kwargs={"mode": ...}``). Both default to None:
+PyMC as installed. `benchmarks/time_to_accuracy.md` times both (the BLAS brings nothing
+at the Pima/Sonar sizes, where one iteration is a 768×9 or 208×61 matrix-vector product).
+
 References
 ----------
 A. Kucukelbir, D. Tran, R. Ranganath, A. Gelman, D. M. Blei (2017). Automatic differentiation
@@ -50,7 +58,8 @@ from lsvi.baselines import GaussianTrace, thin
 
 
 def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullrank_advi",
-        num_records: int = 60, seed: int = 0, obj_n_mc: int = 1, progressbar: bool = False) -> GaussianTrace:
+        num_records: int = 60, seed: int = 0, obj_n_mc: int = 1, progressbar: bool = False,
+        blas_ldflags=None, compile_mode=None) -> GaussianTrace:
     """Run PyMC ADVI on the logistic-regression posterior and record its Gaussian iterates.
 
     X_flipped (n, d): rows y_i x_i. prior_var (d,) or scalar: prior variances.
@@ -58,6 +67,7 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
     Records at ``thin(num_iterations, num_records)`` (K of them, iteration 0 = initial q).
     Returns a `GaussianTrace`; ``info`` holds the pymc version, settings, compile and total
     time, the block-averaged loss (−ELBO estimate) between records, and divergence info.
+    blas_ldflags, compile_mode: the PyTensor configuration (module docstring; None: as installed).
     """
     import pymc as pm
     import pytensor
@@ -74,7 +84,11 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
     clock = {"start": 0.0, "overhead": 0.0}
     t_total = time.perf_counter()
 
-    with pytensor.config.change_flags(floatX="float64"), pm.Model():
+    flags = {"floatX": "float64"}
+    if blas_ldflags is not None:
+        flags["blas__ldflags"] = blas_ldflags
+    fit_kwargs = {} if compile_mode is None else {"compile_kwargs": {"mode": compile_mode}}
+    with pytensor.config.change_flags(**flags), pm.Model():
         beta = pm.Normal("beta", 0.0, sigma=sigma, shape=d)
         Xd = pm.Data("X_flipped", X)
         pm.Potential("loglik", -pt.sum(pt.softplus(-pt.dot(Xd, beta))))
@@ -98,7 +112,7 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
         record_set = set(int(i) for i in record_at[1:])
         t = time.perf_counter()
         setup_time = t - t_total
-        pm.fit(0, method=inference, callbacks=[callback], progressbar=False, obj_n_mc=obj_n_mc)
+        pm.fit(0, method=inference, callbacks=[callback], progressbar=False, obj_n_mc=obj_n_mc, **fit_kwargs)
         compile_time = time.perf_counter() - t
         clock["start"] = time.perf_counter()
         record(0)
@@ -116,6 +130,8 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
     info = {
         "library": "pymc", "version": pm.__version__, "method": method, "num_iterations": num_iterations,
         "seed": seed, "obj_n_mc": obj_n_mc,
+        "blas_ldflags": pytensor.config.blas__ldflags if blas_ldflags is None else blas_ldflags,
+        "compile_mode": compile_mode or str(pytensor.config.mode),
         "optimizer": "pymc default: adagrad_window(learning_rate=1e-3, epsilon=0.1, n_win=10)",
         "setup_time": setup_time, "compile_time": compile_time, "total_time": time.perf_counter() - t_total,
         "iterations_completed": len(hist),
