@@ -252,9 +252,12 @@ def main(argv=None):
     results = []
     for cfg in grid:
         res = run_in_subprocess(cfg, args.timeout)
+        res["load_after"] = os.getloadavg()[0]  # 1-min load average when it finished
         results.append(res)
         status = res.get("error") or f"iter {fmt_time(res['iter_s'])}, ratio {res['ratio']:.2f}"
         print(f"[{time.perf_counter() - t0:6.1f} s] {res['config']}: {status}", file=sys.stderr, flush=True)
+        if args.json:  # written after every configuration, so that an interrupted run keeps what it measured
+            Path(args.json).write_text(json.dumps(results, indent=1))
     load1 = os.getloadavg()
     header = (
         f"## Per-iteration cost ({'quick' if args.quick else 'default'} grid)\n\n"
