@@ -51,3 +51,15 @@ def test_gram_first_ols_is_exact_on_a_polynomial():
     S, _ = design(1.0, 1.0, d=3, N=1000, seed=2)
     beta = jnp.linspace(-1.0, 1.0, S.shape[1])
     np.testing.assert_allclose(generic.ols(S, S @ beta), beta, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("N", [55, 56, 1000])
+def test_qr_from_the_augmented_r_factor_equals_lstsq(N):
+    """R of [S, y] holds Qᵀy in its last column: `ols_qr` (R only, no Q) equals numpy's
+    least squares (SVD) on a badly scaled design, including the square case N = m."""
+    rng = np.random.default_rng(N)
+    S = rng.normal(size=(N, 55)) * np.logspace(0, 3, 55)
+    y = rng.normal(size=N)
+    ref = np.linalg.lstsq(S, y, rcond=None)[0]
+    out = np.asarray(generic.ols_qr(jnp.asarray(S), jnp.asarray(y)))
+    np.testing.assert_allclose(out, ref, rtol=0, atol=1e-9 * np.max(np.abs(ref)))
