@@ -126,7 +126,7 @@ def build(shape: str, algo: str, N: int, n_override):
     else:
         family = mf_family(d)
         eta0 = jax.jit(lambda: meanfield_to_natural(jnp.zeros(d), var0 * jnp.ones(d)))()
-    kern = algorithms.build_kernel(algo, family, log_target, N)
+    kern = algorithms.build_kernel("ngd" if algo.startswith("ngd") else algo, family, log_target, N)
     eps, u2 = float(schedule.eps(0)), schedule.u2
     step = lambda key, state: kern(key, state, eps, u2)
     return step, kernel.init(eta0), family, log_target
@@ -227,10 +227,11 @@ def markdown(results, header: str) -> str:
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--quick", action="store_true", help="small grid (< 2 min on 2 cores)")
-    p.add_argument("--only", default=None, help="substring filter on config names")
+    p.add_argument("--only", default=None, help="comma-separated substrings; keep the configurations whose name contains one")
     p.add_argument("--out", default=str(HERE / "results.md"), help="Markdown output ('' for none)")
     p.add_argument("--json", default=None, help="also write the raw results as JSON here")
     p.add_argument("--timeout", type=float, default=300.0, help="per-configuration timeout (s)")
+    p.add_argument("--repeats", type=int, default=None, help="override the repeats of every configuration")
     p.add_argument("--child", default=None, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
 
@@ -240,7 +241,10 @@ def main(argv=None):
 
     grid = QUICK if args.quick else DEFAULT
     if args.only:
-        grid = [c for c in grid if args.only in config_name(c[0], c[1], c[2], c[3])]
+        wanted = args.only.split(",")
+        grid = [c for c in grid if any(w in config_name(c[0], c[1], c[2], c[3]) for w in wanted)]
+    if args.repeats is not None:
+        grid = [c[:4] + (args.repeats,) for c in grid]
     import jax  # for the header only
 
     load0 = os.getloadavg()
@@ -248,9 +252,12 @@ def main(argv=None):
     results = []
     for cfg in grid:
         res = run_in_subprocess(cfg, args.timeout)
+        res["load_after"] = os.getloadavg()[0]  # 1-min load average when it finished
         results.append(res)
         status = res.get("error") or f"iter {fmt_time(res['iter_s'])}, ratio {res['ratio']:.2f}"
         print(f"[{time.perf_counter() - t0:6.1f} s] {res['config']}: {status}", file=sys.stderr, flush=True)
+        if args.json:  # written after every configuration, so that an interrupted run keeps what it measured
+            Path(args.json).write_text(json.dumps(results, indent=1))
     load1 = os.getloadavg()
     header = (
         f"## Per-iteration cost ({'quick' if args.quick else 'default'} grid)\n\n"
