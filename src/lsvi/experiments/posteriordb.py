@@ -288,6 +288,10 @@ class Reference(NamedTuple):
         """(S, p) draws, chains concatenated."""
         return self.draws.reshape(-1, self.draws.shape[-1])
 
+    def by_name(self) -> dict[str, np.ndarray]:
+        """{name: (chains, draws)} draws of each constrained parameter."""
+        return {n: self.draws[..., j] for j, n in enumerate(self.names)}
+
 
 def has_reference_draws(name: str) -> bool:
     return posterior(name).reference_kind == "draws"

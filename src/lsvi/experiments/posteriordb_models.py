@@ -9,7 +9,8 @@ transforms, and the log-Jacobian is added:
 - ``real<lower=0, upper=U> x``:   x = U·logistic(u),               log|J| = log U + log σ(u) + log σ(−u);
 - ``ordered[K] x``:               x₁ = u₁, x_k = x_{k−1} + exp(u_k),  log|J| = Σ_{k≥2} u_k;
 - ``positive_ordered[K] x``:      x₁ = exp(u₁), x_k = x_{k−1} + exp(u_k), log|J| = Σ_k u_k;
-- ``simplex[2] x``:               x = (σ(u), 1 − σ(u))  (stick-breaking, K = 2), log|J| = log σ(u) + log σ(−u).
+- ``simplex[2] x``:               x = (σ(u), 1 − σ(u))  (the Reference Manual's stick-breaking
+                                  transform for K = 2), log|J| = log σ(u) + log σ(−u).
 
 Constants that Stan's ``~`` statements drop are kept (full normalised densities): the log
 density equals Stan's up to an additive constant, which is all NUTS and VI need. Improper flat
