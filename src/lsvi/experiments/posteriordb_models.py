@@ -541,7 +541,10 @@ def build(name: str, root: str | None = None) -> Model:
 # ---------------------------------------------------------------- translation check
 # Where Blackjax NUTS should start (unconstrained centre, scale of the N(0, 4 I) spread):
 # dogs_log's density is -inf outside the box of its uniform priors, so its chains start inside.
-NUTS_START = {"dogs-dogs_log": ((-0.5, 0.5), 0.05)}
+# mcycle_gp: from N(0, 4 I) both chains of a 2 x (500 + 500) run diverged at every transition
+# (R-hat ~ 1e7), so its chains start at "reference" = the unconstrained reference mean (+ 0.1 x
+# N(0, 4 I)): the reference only initialises the sampler, the comparison is on our draws.
+NUTS_START = {"dogs-dogs_log": ((-0.5, 0.5), 0.05), "mcycle_gp-accel_gp": ("reference", 0.1)}
 
 
 class TranslationCheck(NamedTuple):
@@ -581,6 +584,8 @@ def translation_check(name: str, num_chains: int = 4, num_warmup: int = 1000, nu
     if ref.names != m.names:
         raise ValueError(f"{m.name}: parameter names differ from the reference's: {m.names} vs {ref.names}")
     centre, scale = NUTS_START.get(m.name, (np.zeros(m.dim), 1.0))
+    if isinstance(centre, str):  # "reference"
+        centre = m.unconstrain(jnp.asarray(ref.mean))
     centre = jnp.broadcast_to(jnp.asarray(centre, float), (m.dim,))
     res = nuts.sample(lambda z: m.logdensity(centre + scale * z), m.dim, num_chains=num_chains,
                       num_warmup=num_warmup, num_draws=num_draws, seed=seed)
@@ -592,6 +597,8 @@ def translation_check(name: str, num_chains: int = 4, num_warmup: int = 1000, nu
     sd_rel = sd / ref.sd - 1.0
     passed = bool(np.all(z <= z_max) and np.all(np.abs(sd_rel) <= sd_tol))
     settings = f"{num_chains} chains x ({num_warmup} warmup + {num_draws} draws), seed {seed}"
+    if m.name in NUTS_START:
+        settings += f", start {NUTS_START[m.name][0]} + {NUTS_START[m.name][1]} x N(0, 4 I)"
     return TranslationCheck(m.name, m.names, ref.mean, ref.sd, ref.mcse_mean, mean, sd, mcse, z, sd_rel, passed,
                             res.rhat_max, res.divergences, res.wall_s, settings)
 
