@@ -545,7 +545,7 @@ def build(name: str, root: str | None = None) -> Model:
 # (R-hat ~ 1e7), so its chains start at "reference" = the unconstrained reference mean (+ 0.1 x
 # N(0, 4 I)): the reference only initialises the sampler, the comparison is on our draws.
 # hudson_lynx: from N(0, 4 I) (rates up to e^4) the adaptive ODE solver made a 4 x (1000 + 1000)
-# run last > 25 min on our shared cores without finishing; it starts near the reference mean too.
+# run last > 15 min on our shared cores without finishing; it starts near the reference mean too.
 NUTS_START = {"dogs-dogs_log": ((-0.5, 0.5), 0.05), "mcycle_gp-accel_gp": ("reference", 0.1),
               "hudson_lynx_hare-lotka_volterra": ("reference", 0.1)}
 
