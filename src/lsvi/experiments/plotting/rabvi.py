@@ -157,5 +157,6 @@ def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = N
         ax[3].axhline(xi, color="grey", ls="--")
         ax[3].set(xlabel="iterations to termination", ylabel="final √SKL(q̂, q*)", title="(d) ours vs viabel 0.5.1")
         ax[3].legend(fontsize=7)
+        ax[3].xaxis.set_minor_formatter(NullFormatter())  # overlapping 2×10³ … 6×10³ labels otherwise
     fig.tight_layout()
     return fig
