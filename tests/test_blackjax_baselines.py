@@ -3,7 +3,7 @@ standard (`lsvi.baselines.nuts`) recover known Gaussian targets."""
 import jax.numpy as jnp
 import numpy as np
 
-from lsvi.baselines import blackjax_meanfield, nuts, thin, to_natural
+from lsvi.baselines import blackjax_meanfield, blackjax_vi, nuts, thin, to_natural
 from lsvi.core.families.gaussian import meanfield_from_natural
 
 MEAN = jnp.array([1.0, -2.0, 0.5])
@@ -56,9 +56,9 @@ def test_repeated_fits_compile_once_and_differ_by_their_seed(monkeypatch):
     """The compiled loop is cached per static arguments: a second fit (another seed) reuses it
     (one lowering) and is a function of its key (other iterates); a new N compiles again."""
     calls = []
-    lower = blackjax_meanfield._run.lower
-    monkeypatch.setattr(blackjax_meanfield._run, "lower", lambda *a, **k: calls.append(a[4]) or lower(*a, **k))
-    blackjax_meanfield._compiled.cache_clear()
+    lower = blackjax_vi._run.lower  # args: key, algorithm, params_of, moments, logdensity, d, T, N, ...
+    monkeypatch.setattr(blackjax_vi._run, "lower", lambda *a, **k: calls.append(a[7]) or lower(*a, **k))
+    blackjax_vi._compiled.cache_clear()
     a = blackjax_meanfield.fit(diag_gauss, 3, num_iterations=3, num_samples=4, seed=0)
     b = blackjax_meanfield.fit(diag_gauss, 3, num_iterations=3, num_samples=4, seed=1)
     blackjax_meanfield.fit(diag_gauss, 3, num_iterations=3, num_samples=16, seed=0)

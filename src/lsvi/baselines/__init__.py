@@ -3,6 +3,9 @@
 * `lsvi.baselines.pymc_advi`        PyMC ADVI, full-rank or mean field (``pm.fit``)
 * `lsvi.baselines.gmmvi_single`     GMMVI (``gmmvi`` package, TensorFlow), one full-covariance component
 * `lsvi.baselines.blackjax_meanfield`  Blackjax ``meanfield_vi`` (SGD, optax)
+* `lsvi.baselines.blackjax_fullrank`   Blackjax ``fullrank_vi`` (SGD, optax; time-to-accuracy benchmark), both
+  through `lsvi.baselines.blackjax_vi` (the shared scan loop)
+* `lsvi.baselines.viabel_faso`      viabel 0.5.1 (RABVI's authors): FASO and RAABBVI, shims only while it runs
 * `lsvi.baselines.nuts`             Blackjax NUTS gold standard with ArviZ diagnostics
 
 Every VI baseline returns a `GaussianTrace`: its Gaussian iterate recorded at some

@@ -23,63 +23,30 @@ in JAX. arXiv:2402.10797.
 """
 from __future__ import annotations
 
-import time
-from functools import lru_cache, partial
+from operator import attrgetter
 
-import blackjax
-import jax
 import jax.numpy as jnp
-import numpy as np
-import optax
 
-from lsvi.baselines import GaussianTrace
+from lsvi.baselines import GaussianTrace, blackjax_vi
 
-
-@partial(jax.jit, static_argnames=("logdensity", "d", "num_iterations", "num_samples", "learning_rate"))
-def _run(key, logdensity, d: int, num_iterations: int, num_samples: int, learning_rate: float):
-    algo = blackjax.meanfield_vi(logdensity, optax.sgd(learning_rate), num_samples)
-    state = algo.init(jnp.zeros(d, jnp.float64))
-
-    def body(s, k):
-        s, info = algo.step(k, s)
-        return s, (s.mu, s.rho, info.elbo)
-
-    _, (mu, rho, elbo) = jax.lax.scan(body, state, jax.random.split(key, num_iterations))
-    mu = jnp.concatenate([state.mu[None], mu])
-    rho = jnp.concatenate([state.rho[None], rho])
-    return mu, jnp.exp(2.0 * rho), elbo
+_RHO = attrgetter("rho")
 
 
-@lru_cache(maxsize=16)
-def _compiled(logdensity, d: int, num_iterations: int, num_samples: int, learning_rate: float):
-    """The compiled `_run` for these static arguments: a function of the key alone."""
-    return _run.lower(jax.random.PRNGKey(0), logdensity, d, num_iterations, num_samples, learning_rate).compile()
+def _variances(rho, d: int):
+    """σ² = exp(2ρ), (T+1, d)."""
+    return jnp.exp(2.0 * rho)
 
 
 def fit(logdensity, d: int, num_iterations: int = 500, num_samples: int = 10_000, learning_rate: float = 1e-3,
         seed: int = 0) -> GaussianTrace:
-    """Blackjax mean-field VI with SGD on ``logdensity(beta (d,)) -> scalar``.
+    """Blackjax mean-field VI with SGD on ``logdensity(beta (d,)) -> scalar`` (`blackjax_vi.fit`).
 
     Returns a `GaussianTrace` of all num_iterations + 1 iterates (mean (T+1, d), variances
     (T+1, d)). ``loop_s`` is the compiled run; ``elapsed`` spreads it evenly over the
-    iterations (a scan has no per-iteration clock). A non-finite iterate is reported in
-    ``info["error"]`` (the trace is returned as is).
+    iterations. A non-finite iterate is reported in ``info["error"]``.
     """
-    t0 = time.perf_counter()
-    compiled = _compiled(logdensity, d, num_iterations, num_samples, learning_rate)
-    compile_s = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    mu, var, elbo = jax.block_until_ready(compiled(jax.random.PRNGKey(seed)))
-    wall = time.perf_counter() - t0
-    mu, var, elbo = map(np.asarray, (mu, var, elbo))
-    info = dict(library="blackjax", version=blackjax.__version__, optimizer="optax.sgd",
-                learning_rate=learning_rate, num_samples=num_samples, init="mu = 0, rho = -2 (Blackjax default)",
-                loss=elbo)
-    finite = np.isfinite(mu).all(axis=1) & np.isfinite(var).all(axis=1)
-    if not finite.all():
-        info["error"] = f"non-finite iterate from iteration {int(np.argmin(finite))}"
-    its = np.arange(num_iterations + 1)
-    return GaussianTrace(its, mu, var, wall * its / num_iterations, True, info, loop_s=wall, compile_s=compile_s)
+    return blackjax_vi.fit("meanfield_vi", _RHO, _variances, True, "mu = 0, rho = -2 (Blackjax default)",
+                           logdensity, d, num_iterations, num_samples, learning_rate, seed)
 
 
 def fit_problem(problem, num_iterations: int, num_samples=None, seed: int = 0, learning_rate: float = 1e-3
