@@ -38,7 +38,7 @@ def test_a_changed_or_missing_file_is_a_clear_error(tmp_path):
 def test_registry_is_table_c1():
     assert len(pdb.POSTERIORS) == 18 and len(pdb.SHORT) == 18
     assert sum(p.table_dim for p in pdb.POSTERIORS.values()) == 7 + 8 + 8 + 26 + 3 + 2 + 5 + 10 + 10 + 4 + 13 + 3 + 6 + 8 + 5 + 66 + 10 + 6
-    assert {n for n in NAMES if not pdb.has_reference_draws(n)} == {"dogs-dogs", "dogs-dogs_log", "mcycle_gp-accel_gp"}
+    assert {n for n in NAMES if not pdb.has_reference_draws(n)} == {"dogs-dogs", "dogs-dogs_log", "mcycle_gp-accel_gp", "diamonds-diamonds"}
     with pytest.raises(LookupError):
         pdb.load_reference("dogs")
 
