@@ -75,3 +75,14 @@ def test_ablation_claims_logic():
     assert c["abl_gamma0_runtime_insensitive"]["passed"]  # 5000/3000 without the extreme 0.01
     assert c["abl_gamma0_extreme_longer"]["passed"] and c["abl_gamma0_extreme_longer"]["assessable"]
     assert not rc.ablation_claims(rows, 1)[0]["assessable"]
+
+
+def test_reference_optimum_recovers_the_exact_mean_field_optimum():
+    """The posteriordb reference procedure (long small-rate avgAdam average), checked where q* is known."""
+    from lsvi.core import targets
+
+    V = np.array([[1.0, 0.5], [0.5, 2.0]])
+    fam = families.meanfield(2)
+    lam_ref, spread = ra.reference_optimum(fam, targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V))), 4000)
+    star = np.asarray(fam.init(np.zeros(2), np.diag(1.0 / np.diag(np.linalg.inv(V)))))
+    assert np.sqrt(ra.meanfield_skl(lam_ref[None], star)[0]) < 0.05 and spread < 0.05

@@ -42,7 +42,7 @@ def rabvi_fig06_detection(studies: list[dict], step_size: float):
     return fig
 
 
-def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1):
+def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1, title: str = "RABVI ablations (Figs C.19–C.24, bottom row)"):
     """Per parameter: iterations at termination vs SKL(q̂, q*) at the trigger point, one marker per run, coloured by the
     parameter value (the default in black), marker shape per target; ξ² dotted."""
     present = {r["parameter"] for r in rows}
@@ -54,6 +54,10 @@ def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1):
     fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.8 * nrows), squeeze=False)
     for ax in axes.flat[len(params):]:
         ax.set_visible(False)
+    if not params:
+        axes[0, 0].set_visible(True)
+        axes[0, 0].text(0.5, 0.5, "not run at this scale", ha="center", va="center", transform=axes[0, 0].transAxes)
+        axes[0, 0].set_axis_off()
     for ax, p in zip(axes.flat, params):
         sub = [r for r in rows if r["parameter"] == p]
         values = sorted(set(r["value"] for r in sub))
@@ -71,7 +75,7 @@ def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1):
         ax.set_xlim(0, 1.08 * max(r["iterations"] for r in sub))
         ax.set(xlabel="iterations at termination", ylabel="SKL(q̂, q*) at the trigger point", title=f"vary {SYMBOLS[p]}")
         ax.legend(fontsize=7)
-    fig.suptitle("RABVI ablations (Figs C.19–C.24, bottom row)\nGaussian targets: " + ", ".join(
+    fig.suptitle(title + "\ntargets: " + ", ".join(
         f"{LABELS.get(t, t)} ({markers[j % len(markers)]})" for j, t in enumerate(targets)), fontsize=9)
     fig.tight_layout()
     return fig
