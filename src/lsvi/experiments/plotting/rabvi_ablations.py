@@ -73,7 +73,8 @@ def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1, title: str = "RABVI
         ax.axhline(xi ** 2, color="0.4", ls=":", lw=1, label="ξ² = 0.01")
         ax.set_yscale("log")
         ax.set_xlim(0, 1.08 * max(r["iterations"] for r in sub))
-        ax.set(xlabel="iterations at termination", ylabel="SKL(q̂, q*) at the trigger point", title=f"vary {SYMBOLS[p]}")
+        ax.set(xlabel="iterations at termination (K_max: rule never fired)", ylabel="SKL(q̂, q*) at the trigger point",
+               title=f"vary {SYMBOLS[p]}")
         ax.legend(fontsize=7)
     fig.suptitle(title + "\ntargets: " + ", ".join(
         f"{LABELS.get(t, t)} ({markers[j % len(markers)]})" for j, t in enumerate(targets)), fontsize=9)
