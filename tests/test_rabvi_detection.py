@@ -81,7 +81,8 @@ def test_adaptive_sasa_fires_after_the_transient():
 
 def test_delta_elbo_follows_stans_buffer_rule():
     elbo = np.array([-1000, -900, -800, -700, -600] + [-500] * 20, float)
-    # relative changes 0.1..0.167 then zeros; buffer of 10: the median first drops below 0.01 at j = 11
+    # Stan's buffer: 1 (from ELBO_{-1} = 0), 0.111, 0.125, 0.143, 0.167, 0.2, then zeros; size 10: the median first
+    # drops below 0.01 at j = 11 (6 zeros), the mean is still 0.063 there
     assert detection.delta_elbo(elbo, eval_every=100).k == 1200
     assert detection.delta_elbo(-1000 * 0.8 ** np.arange(30.0)).k is None  # 20 % changes forever
 

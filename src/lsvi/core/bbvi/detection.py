@@ -14,7 +14,7 @@ Each returns a `Trigger` (the first iteration k at which it declares stationarit
   ESS(W_opt) ≥ N_min, and accept H₀: E[Δ] = 0 when |mean Δ| ≤ z_{1−α/2} sd(Δ)/√ESS (two-sided z-test,
   α = 0.05 — B.3 says α matters little; the choice is ours).
 * `delta_elbo`     Kucukelbir et al. (2017), Stan's ADVI rule: ELBO evaluated every `eval_every` = 100
-  iterations, relative change r_j = |(ELBO_j − ELBO_{j−1})/ELBO_{j−1}| kept in a circular buffer of
+  iterations, relative change r_j = |(ELBO_{j−1} − ELBO_j)/ELBO_j| (ELBO_{−1} = 0) kept in a circular buffer of
   size max(0.1 · max_iterations/eval_every, 2) (Stan: max_iterations = 10⁴ → 10); trigger when the
   buffer's mean or median < tol_rel_obj = 0.01 (Stan's defaults and its "MEAN/MEDIAN ELBO CONVERGED").
 * `distance_rule`  Appendix B.4 (Pesme, Dieuleveut & Flammarion 2020): Ω_k = ‖λ^{(k)} − λ^{(0)}‖²,
@@ -121,11 +121,16 @@ def adaptive_sasa(delta: np.ndarray, n_min: int = 100, k_check: int = 100, num_w
 
 
 def delta_elbo(elbo: np.ndarray, eval_every: int = 100, tol: float = 0.01, max_iterations: int = 10_000) -> Trigger:
-    """Stan ADVI's relative-ELBO rule on `elbo` (J,): ELBO after eval_every·(j+1) iterations, j = 0..J−1."""
+    """Stan ADVI's relative-ELBO rule on `elbo` (J,): ELBO after eval_every·(j+1) iterations, j = 0..J−1.
+
+    As Stan's `advi::stochastic_gradient_ascent`: r_j = |(L_{j−1} − L_j)/L_j| (its `rel_difference(elbo, elbo_prev)`,
+    relative to the *current* ELBO) with L_{−1} = 0, so that the buffer starts with r_0 = 1."""
     size = int(max(0.1 * max_iterations / eval_every, 2.0))
     buf: list[float] = []
-    for j in range(1, len(elbo)):
-        buf = (buf + [abs((elbo[j] - elbo[j - 1]) / elbo[j - 1])])[-size:]
+    prev = 0.0
+    for j, cur in enumerate(elbo):
+        buf = (buf + [abs((prev - cur) / cur)])[-size:]
+        prev = cur
         if np.mean(buf) < tol or np.median(buf) < tol:
             return Trigger(eval_every * (j + 1), 0)
     return NEVER
