@@ -3,11 +3,11 @@ Section 5.1 / Fig. 6 / Fig. C.1 of the RABVI paper (Welandawe et al.), written a
 recorded run: the iterates λ^{(0..K)} (K + 1, P) at one learning rate γ, or ELBO estimates on a grid.
 Each returns a `Trigger` (the first iteration k at which it declares stationarity, and the window it used).
 
-* `adaptive_rhat`  Section 5.1, eq. 27 (ours = FASO's rule, `faso.rhat_max_windows`): every `k_check`
+* `adaptive_rhat`  Section 5.1, eq. 27 (ours = FASO's rule, as `faso.rhat_max_windows`): every `k_check`
   iterations, R̂_max(W) = max_i split-R̂(λ_i^{(k−W+1:k)}) on 5 windows W_min..0.95k; trigger when
   min_W R̂_max(W) ≤ 1.1, window W_opt = argmin.
 * `fixed_rhat`     Dhaka et al. (2020) with the paper's fixed window W = 800: max_i split-R̂ of the last 800
-  iterates ≤ 1.1 (ArviZ split-R̂, as `faso.split_rhat`).
+  iterates ≤ 1.1. Both R̂ rules use `split_rhat_fast`, equal to ArviZ's split-R̂ (`faso.split_rhat`), vectorised.
 * `adaptive_sasa`  Appendix B.3 (adaptive SASA+ of Zhang et al. 2020): the invariant
   Δ^{(k)} = 2⟨d^{(k)}, λ^{(k)}⟩ − γ‖d^{(k)}‖², d^{(k)} = (λ^{(k)} − λ^{(k+1)})/γ (eq. 4), E_μγ[Δ] = 0 at
   stationarity; W_opt = argmax of ArviZ ESS(Δ^{(k−W+1:k)}) over 5 windows N_min..0.95k, require
@@ -19,8 +19,8 @@ Each returns a `Trigger` (the first iteration k at which it declares stationarit
   buffer's mean or median < tol_rel_obj = 0.01 (Stan's defaults and its "MEAN/MEDIAN ELBO CONVERGED").
 * `distance_rule`  Appendix B.4 (Pesme, Dieuleveut & Flammarion 2020): Ω_k = ‖λ^{(k)} − λ^{(0)}‖²,
   slope S = (log Ω_{q^{n+1}} − log Ω_{q^n})/log q checked at k = ⌈q^{n+1}⌉, n ≥ n₀; trigger when
-  S < thresh. Constants (not stated in the paper; Pesme et al.'s experiments): q = 1.5, thresh = 0.6,
-  n₀ chosen so that the first check is at k ≥ 10 (n₀ = 6).
+  S < thresh, thresh ∈ (0, 2]. Constants (not stated in B.4; our choice): q = 1.5, thresh = 0.6,
+  n₀ = 6 (the first check compares k = ⌈1.5⁶⌉ = 12 with k = ⌈1.5⁷⌉ = 18).
 
 References
 ----------
