@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 FIXED_STYLE = {"paper": dict(marker="s", color="tab:red"), "centred": dict(marker="D", color="tab:green")}
 
@@ -27,6 +28,7 @@ def stopping_figure(panels: dict, rho: float = 0.5):
             g = np.geomspace(ep["gamma"].min(), ep["gamma"].max(), 20)
             ax.loglog(g, s["C_hat"] * (1 / rho - 1) ** 2 * g ** 2, "k--", lw=1, label="eq. 21, κ = 1 (slope 2), fit at the stop")
             ax.loglog([s["gamma"]], [s["skl"]], "*", ms=14, color="tab:orange", label=f"stop (epoch {int(s['epoch'])})")
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set(xlabel="learning rate γ = LSVI step ε", ylabel="SKL between successive averages", title=title)
         ax.legend(fontsize=7)
         ax = axes[1, j]
@@ -36,11 +38,16 @@ def stopping_figure(panels: dict, rho: float = 0.5):
         ax.plot(good["evaluations"], good["kl"] - ref, "o-", color="tab:blue", label="RABVI epoch averages")
         if len(stop):
             ax.plot([s["evaluations"]], [s["kl"] - ref], "*", ms=14, color="tab:orange", label="RABVI stop")
+        top = [float(good["kl"].max() - ref) if len(good) else 0.0]
         for label, (n_eval, mean, sd) in fixed.items():
             style = FIXED_STYLE.get(label.split()[0], dict(marker="^", color="grey"))
-            ax.errorbar([n_eval], [mean - ref], yerr=[sd], ls="none", ms=8, label=f"fixed T: {label}", **style)
+            ax.errorbar([n_eval], [mean - ref], yerr=[sd], ls="none", ms=8,
+                        label=f"fixed T: {label}, {mean - ref:+.3g} nats", **style)
+            top.append(mean - ref + sd)
         ax.set_xscale("log")
         ax.set_yscale("symlog", linthresh=0.01)
+        ax.set_ylim(-0.002, 3.0 * max(max(top), 0.01))
+        ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set(xlabel="target evaluations (N × iterations)", ylabel="KL − lowest value shown (nats)")
         ax.legend(fontsize=7)
     fig.tight_layout()
