@@ -27,10 +27,19 @@ RABVI's flat parameter λ of `lsvi.core.bbvi.families` (mean field: (μ, log σ)
 split-R̂, ESS/MCSE, eq. 21/25/26, the rule) then runs unchanged. Averages are taken in λ (FASO's
 choice); the restart is η(λ̄) (`natural_from_lambda`).
 
+The run is `rabvi` with τ = ∞ up to k_max iterations; the rule is replayed on its epochs
+(`stop_epoch`: RSKL^_t and RI^_t depend on epochs ≤ t only, so this is where RABVI with threshold
+τ stops on the same random stream), and the epochs after the stop measure the SKL slope and
+whether stopping was premature. `run_fixed` runs the paper's fixed T (a Table 3 schedule with
+u² = ∞) through the same adapter, so that both share one compilation at equal N.
+
 Choices where neither paper speaks: γ_0 (LSVI's ε at the first epoch; ε = 1 is plain LSVI),
 N per LSVI iteration in the RABVI run, the Algorithm-4 bound u² = ∞ (a step-size cap would make
-the effective learning rate data dependent), the accuracy measure (the Monte Carlo KL up to log Z
-with common random numbers, `lsvi.experiments.logistic.kl_curves`).
+the effective learning rate data dependent), the estimator (``centre=True``, the control variate
+f − f̄ of Algorithms 2–3, is what makes a constant-ε LSVI stationary at moderate N: the paper's
+eq. 20 carries |E f| into every coefficient), FASO's cost ratio r (pass ``r=`` for reproducible
+runs), and the accuracy measure (the Monte Carlo KL up to log Z with common random numbers,
+`lsvi.experiments.logistic.kl_curves`).
 
 References
 ----------
