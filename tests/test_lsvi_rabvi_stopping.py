@@ -1,0 +1,149 @@
+"""RABVI's termination rule on LSVI (notebook 44, `lsvi.experiments.lsvi_rabvi_stopping`)."""
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from lsvi.core.bbvi import families as bbvi_families
+from lsvi.core.bbvi import kernel as bbvi_kernel
+from lsvi.core.bbvi import optimizers
+from lsvi.core.bbvi.rabvi import Epoch, RabviResult, rabvi
+from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
+from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
+from lsvi.experiments import logistic
+from lsvi.experiments import lsvi_rabvi_stopping as stopping
+from lsvi.experiments import lsvi_rabvi_stopping_claims as stopping_claims
+
+jax.config.update("jax_enable_x64", True)
+
+
+def _epoch(gamma, delta=np.nan, rskl=np.nan, ri=np.nan, success=True, iterations=100, C=1.0):
+    return Epoch(gamma, 0.1, iterations, 10, success, delta, C, 1.0, rskl, ri, np.zeros(2))
+
+
+@pytest.mark.parametrize("family", ["meanfield", "fullcov"])
+def test_lambda_natural_round_trip(family):
+    d = 3
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(d, d))
+    cov = A @ A.T + d * np.eye(d)
+    m = rng.normal(size=d)
+    if family == "meanfield":
+        fam, eta = gaussian_meanfield(d), meanfield_to_natural(jnp.asarray(m), jnp.asarray(np.diag(cov)))
+        lam_expected = np.concatenate([m, 0.5 * np.log(np.diag(cov))])
+    else:
+        fam, eta = gaussian_fullcov(d), fullcov_to_natural(jnp.asarray(m), jnp.asarray(cov))
+        lam_expected = np.asarray(bbvi_families.fullrank(d).init(m, cov))
+    lam = stopping.lambda_from_natural(fam, eta)
+    np.testing.assert_allclose(lam, lam_expected, rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(stopping.natural_from_lambda(fam, lam)[1:], np.asarray(eta)[1:], rtol=1e-9, atol=1e-10)
+
+
+def test_stop_epoch_rule():
+    eps = [_epoch(1.0), _epoch(0.5, 1e-3, 5.0, np.nan), _epoch(0.25, 1e-4, 0.9, 1.0), _epoch(0.125, 1e-5, 2.0, 0.8)]
+    assert stopping.stop_epoch(eps, 1.0) == 3          # 0.9 < 1 at t = 2, 1.6 > 1 at t = 3
+    assert stopping.stop_epoch(eps, 0.5) == 2
+    assert stopping.stop_epoch(eps[:3], 1.0) is None
+    failed = eps[:2] + [_epoch(0.25, success=False)] + eps[3:]
+    assert stopping.stop_epoch(failed, 1.0) is None    # a FASO failure ends RABVI before any later epoch
+
+
+def test_stop_epoch_replays_rabvi():
+    """`rabvi` with τ = 1 stops exactly where the rule replayed on a τ = ∞ run of the same stream does."""
+    d = 2
+    fam = bbvi_families.meanfield(d)
+    bb = bbvi_kernel.build(fam, lambda x: -0.5 * jnp.sum((x - 1.0) ** 2 / jnp.array([1.0, 4.0])),
+                           optimizers.avg_adam(), 10)
+    lam0 = np.zeros(2 * d)
+    kw = dict(gamma0=0.3, w_min=50, xi=0.3, k_max=6000, r=1.0)
+    key = jax.random.PRNGKey(3)
+    stopped = rabvi(bb, fam, lam0, key, tau=1.0, **kw)
+    with pytest.warns(RuntimeWarning):
+        long = rabvi(bb, fam, lam0, key, tau=np.inf, **kw)
+    assert stopped.terminated
+    t = stopping.stop_epoch(long.epochs, 1.0)
+    assert t == len(stopped.epochs) - 1
+    np.testing.assert_array_equal(long.epochs[t].position, stopped.position)
+
+
+def test_skl_slope_of_gamma_squared():
+    gammas = [1.0, 0.5, 0.25, 0.125, 0.0625]
+    eps = [_epoch(g, 3.0 * g ** 2 if t else np.nan) for t, g in enumerate(gammas)]
+    stop = stopping.StopResult(RabviResult(None, False, True, 500, eps), 2, None, 300, 300, 1, 0.0)
+    slope, n, ratio = stopping.skl_slope(stop)
+    assert n == 4 and ratio == pytest.approx(8.0)
+    assert slope == pytest.approx(2.0, abs=1e-10)
+
+
+def _gaussian_problem(d=2):
+    mean, cov = jnp.array([1.0, -0.5]), jnp.array([[0.5, 0.2], [0.2, 0.3]])
+    P = jnp.linalg.inv(cov)
+    log_target = lambda key, X: -0.5 * jnp.einsum("ni,ij,nj->n", X - mean, P, X - mean)
+    fam = gaussian_fullcov(d)
+    prob = logistic.Problem("gauss", jnp.zeros((1, d)), jnp.ones(d), fam, fullcov_to_natural(jnp.zeros(d), jnp.eye(d)),
+                            log_target, None, None)
+    return prob, mean, cov
+
+
+def test_rabvi_stopped_lsvi_recovers_gaussian_target():
+    """On a Gaussian target (in the family) the stationary mean of LSVI is the target itself: the
+    average RABVI returns must be close to it, and the fixed-T run through the same adapter too."""
+    prob, mean, cov = _gaussian_problem()
+    stop = stopping.run_stopping(prob, "alg3", 200, jax.random.PRNGKey(0), gamma0=0.5, w_min=50, xi=0.2, k_max=3000,
+                                 centre=True)
+    assert all(e.success for e in stop.result.epochs[:3])
+    m, c = fullcov_from_natural(jnp.asarray(stop.eta), 2)
+    sd = np.sqrt(np.diag(cov))
+    assert np.max(np.abs(np.asarray(m) - mean) / sd) < 0.1
+    assert np.max(np.abs(np.log(np.diag(c) / np.diag(cov)))) < 0.1
+    assert stop.evaluations == stop.iterations * 200
+    fixed = stopping.run_fixed(prob, "alg3", 200, 25, 2, 0, centre=True)
+    assert fixed.etas.shape == (2, prob.family.num_params) and fixed.evaluations == 200 * 25
+    m2, _ = fullcov_from_natural(jnp.asarray(fixed.etas[0]), 2)
+    assert np.max(np.abs(np.asarray(m2) - mean) / sd) < 0.3
+    with pytest.raises(ValueError):
+        stopping.run_fixed(prob, "alg3", 200, 25, 1, 0, schedule=1)   # u² = 10: not a constant-bound run
+
+
+def test_claims_criteria():
+    eps = [_epoch(0.5, iterations=200), _epoch(0.25, 1e-3, 3.0, np.nan, iterations=400),
+           _epoch(0.125, 3e-4, 3.0, 1.0, iterations=800), _epoch(0.0625, 1e-4, 3.0, 1.0, iterations=1600)]
+    stop = stopping.StopResult(RabviResult(None, False, True, 3000, eps), 2, None, 1400, 1400 * 1000, 1000, 0.0)
+    kl = np.array([400.0, 393.0, 392.9, 392.88])
+    fixed = {"paper": (100_000, 100, 10_000_000, np.array([393.6])), "centred": (100_000, 100, 10_000_000, np.array([392.9]))}
+    rows = {r["id"]: r for r in stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, stopping.skl_slope(stop), kl,
+                                                                 fixed, w_min=200, k_max=20000)}
+    assert rows["stop-fires-fullcov"]["passed"]
+    assert rows["stop-sensible-fullcov"]["passed"] and rows["stop-sensible-fullcov"]["assessable"]
+    assert rows["stop-vs-fixed-fullcov-paper"]["passed"]
+    assert rows["stop-vs-fixed-fullcov-centred"]["passed"]
+    # 0.1 nats worse than the fixed run: a FAIL at the paper's N, T
+    fixed["centred"] = (100_000, 100, 10_000_000, np.array([392.8]))
+    rows = {r["id"]: r for r in stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, stopping.skl_slope(stop),
+                                                                 kl + np.array([0, 0, 0.1, 0]), fixed, w_min=200, k_max=20000)}
+    assert not rows["stop-vs-fixed-fullcov-centred"]["passed"] and rows["stop-vs-fixed-fullcov-centred"]["assessable"]
+    assert not rows["stop-sensible-fullcov"]["passed"]          # the later epoch is 0.12 nats lower
+    # slope: 1e-3, 3e-4, 1e-4 over γ 0.25..0.0625 -> about 1.6, assessable (3 points, ratio 4)
+    s = rows["skl-slope-fullcov"]
+    assert s["assessable"] and s["passed"]
+    # a smaller fixed-T run (not the paper's N): a failure is NOT ASSESSABLE
+    small = {"centred": (2000, 25, 50_000, np.array([392.8]))}
+    r = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50, k_max=1500)
+    row = {x["id"]: x for x in r}["stop-vs-fixed-fullcov-centred"]
+    assert not row["passed"] and not row["assessable"]
+
+
+def test_figure(tmp_path):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lsvi.experiments.plotting import lsvi_rabvi_stopping as plotting
+
+    eps = [_epoch(0.5), _epoch(0.25, 1e-3, 3.0, np.nan), _epoch(0.125, 3e-4, 3.0, 1.0), _epoch(0.0625, 1e-4, 3.0, 1.0)]
+    stop = stopping.StopResult(RabviResult(None, False, True, 400, eps), 2, None, 300, 300, 1, 0.0)
+    table = stopping.epochs_table(stop, [400.0, 393.0, 392.9, 392.8])
+    assert table["stop"].tolist() == [False, False, True, False]
+    assert table["evaluations"].tolist() == [100, 200, 300, 400]
+    fig = plotting.stopping_figure({"Pima, LSVI-FC": dict(epochs=table, fixed={"paper (N=1e5, T=100)": (1e7, 393.5, 0.2)})})
+    fig.savefig(tmp_path / "f.png")
+    assert (tmp_path / "f.png").stat().st_size > 0
