@@ -51,6 +51,7 @@ variational inference. JMLR 18(14), 1–45.
 """
 from __future__ import annotations
 
+import math
 import time
 from typing import NamedTuple
 
@@ -170,14 +171,16 @@ def fit_gaussian(cov, num_iterations: int, record_every: int = 200, seed: int = 
     Model: one vector variable ``x ~ pm.MvNormal(0, cov)`` (PyMC's flat order = the coordinates). ADVI runs
     `num_iterations` steps of PyMC's default optimiser (adagrad_window, learning rate 1e-3, ε = 0.1, window 10) with
     `obj_n_mc` draws per gradient (PyMC's default 1), from PyMC's default start (μ = 0, σ = softplus(0) = log 2).
-    μ and σ are recorded every `record_every` iterations (a pre-compiled pytensor function, as `fit`).
+    The steps run as ``Inference.refine`` calls of gcd(`record_every`, every) iterations (PyMC's per-iteration
+    Python callbacks cost ~5× the step itself: 1.3 vs 0.24 ms per iteration at d = 10, measured); μ and σ are
+    recorded every `record_every` iterations (a pre-compiled pytensor function, as `fit`).
 
     Termination. PyMC has no ΔELBO rule (Stan's ADVI's, which the RABVI paper ran); its stopping rule is the callback
     ``pm.callbacks.CheckParametersConvergence`` (`convergence`: its keyword arguments; default
     ``every=100, tolerance=1e-3, diff="absolute"``: PyMC's own default ``diff="relative"`` divides by parameters
-    that converge to 0 here, the mean, and would never fire). The callback is evaluated but never allowed to stop the
-    run: `stop_iteration` is the first iteration where it raised StopIteration, so that the curve continues to
-    `num_iterations` as the baselines' curves do.
+    that converge to 0 here, the mean, and would never fire). It is called after each chunk with the iteration
+    count, as PyMC would call it, but never allowed to stop the run: `stop_iteration` is the first iteration where it
+    raised StopIteration, so that the curve continues to `num_iterations` as the baselines' curves do.
     """
     import pymc as pm
     import pytensor
@@ -194,19 +197,20 @@ def fit_gaussian(cov, num_iterations: int, record_every: int = 200, seed: int = 
         approx = inference.approx
         assert list(approx.ordering) == ["x"] and approx.ddim == d
         moments = pytensor.function([], [approx.mean, approx.std])
-
-        def callback(_approx, _loss, i):
+        inference.fit(0, progressbar=False, obj_n_mc=obj_n_mc)  # builds and compiles the step function
+        chunk = math.gcd(record_every, rule.every)
+        rule(approx, None, 0)  # PyMC's first call (iteration 0) stores the starting parameters
+        t1 = time.perf_counter()
+        for k in range(chunk, num_iterations + 1, chunk):
+            inference.refine(chunk, progressbar=False)
             if not stop:
                 try:
-                    rule(_approx, _loss, i)
+                    rule(approx, None, k)
                 except StopIteration:
-                    stop.append(i)
-            if i % record_every == 0 and i > 0:
+                    stop.append(k)
+            if k % record_every == 0:
                 mu, sd = moments()
-                its.append(i), means.append(mu), stds.append(sd)
-
-        t1 = time.perf_counter()
-        inference.fit(num_iterations + 1, callbacks=[callback], progressbar=False, obj_n_mc=obj_n_mc)
+                its.append(k), means.append(mu), stds.append(sd)
         loop = time.perf_counter() - t1
     info = {"library": "pymc", "version": pm.__version__, "method": "advi", "seed": seed, "obj_n_mc": obj_n_mc,
             "optimizer": "pymc default: adagrad_window(learning_rate=1e-3, epsilon=0.1, n_win=10)",
