@@ -51,6 +51,7 @@ variational inference. JMLR 18(14), 1–45.
 """
 from __future__ import annotations
 
+import logging
 import math
 import time
 from typing import NamedTuple
@@ -191,27 +192,33 @@ def fit_gaussian(cov, num_iterations: int, record_every: int = 200, seed: int = 
                                                       | (convergence or {})))
     its, means, stds, stop = [], [], [], []
     t0 = time.perf_counter()
-    with pytensor.config.change_flags(floatX="float64"), pm.Model():
-        pm.MvNormal("x", mu=np.zeros(d), cov=V, shape=d)
-        inference = pm.ADVI(random_seed=seed)
-        approx = inference.approx
-        assert list(approx.ordering) == ["x"] and approx.ddim == d
-        moments = pytensor.function([], [approx.mean, approx.std])
-        inference.fit(0, progressbar=False, obj_n_mc=obj_n_mc)  # builds and compiles the step function
-        chunk = math.gcd(record_every, rule.every)
-        rule(approx, None, 0)  # PyMC's first call (iteration 0) stores the starting parameters
-        t1 = time.perf_counter()
-        for k in range(chunk, num_iterations + 1, chunk):
-            inference.refine(chunk, progressbar=False)
-            if not stop:
-                try:
-                    rule(approx, None, k)
-                except StopIteration:
-                    stop.append(k)
-            if k % record_every == 0:
-                mu, sd = moments()
-                its.append(k), means.append(mu), stds.append(sd)
-        loop = time.perf_counter() - t1
+    log = logging.getLogger("pymc")
+    level = log.level
+    log.setLevel(logging.WARNING)  # PyMC logs "Finished [100%]" at INFO after every refine chunk
+    try:
+        with pytensor.config.change_flags(floatX="float64"), pm.Model():
+            pm.MvNormal("x", mu=np.zeros(d), cov=V, shape=d)
+            inference = pm.ADVI(random_seed=seed)
+            approx = inference.approx
+            assert list(approx.ordering) == ["x"] and approx.ddim == d
+            moments = pytensor.function([], [approx.mean, approx.std])
+            inference.fit(0, progressbar=False, obj_n_mc=obj_n_mc)  # builds and compiles the step function
+            chunk = math.gcd(record_every, rule.every)
+            rule(approx, None, 0)  # PyMC's first call (iteration 0) stores the starting parameters
+            t1 = time.perf_counter()
+            for k in range(chunk, num_iterations + 1, chunk):
+                inference.refine(chunk, progressbar=False)
+                if not stop:
+                    try:
+                        rule(approx, None, k)
+                    except StopIteration:
+                        stop.append(k)
+                if k % record_every == 0:
+                    mu, sd = moments()
+                    its.append(k), means.append(mu), stds.append(sd)
+            loop = time.perf_counter() - t1
+    finally:
+        log.setLevel(level)
     info = {"library": "pymc", "version": pm.__version__, "method": "advi", "seed": seed, "obj_n_mc": obj_n_mc,
             "optimizer": "pymc default: adagrad_window(learning_rate=1e-3, epsilon=0.1, n_win=10)",
             "convergence": {"every": rule.every, "tolerance": rule.tolerance, "diff": getattr(rule._diff, "__name__", "")},
