@@ -104,3 +104,21 @@ def test_nan_is_reported_not_dropped(data):
     assert tr.info["diverged"] and "FloatingPointError" in tr.info["error"]
     done = tr.info["iterations_completed"]
     assert done < 50 and tr.iterations.tolist() == list(range(done + 1))
+
+
+def test_fit_gaussian_target_wiring_and_convergence_callback():
+    """Mean-field ADVI on N(0, diag(4, 0.09)) (`fit_gaussian`, the Fig. 7 stand-in for Stan's ADVI): records every
+    200 iterations; from PyMC's start σ = log 2 ≈ 0.69 the first σ grows toward 2 and the second shrinks toward 0.3
+    (a swapped or inverted covariance would reverse both); the mean stays near 0. A loose tolerance makes PyMC's
+    convergence callback fire at its first comparison (by iteration 200) without cutting the recorded curve; an
+    impossible tolerance never fires."""
+    V = np.diag([4.0, 0.09])
+    c = pymc_advi.fit_gaussian(V, 3000, record_every=200, seed=0, convergence={"tolerance": 10.0})
+    assert list(c.iterations) == list(range(200, 3001, 200))
+    assert c.mean.shape == (15, 2) and c.std.shape == (15, 2)
+    assert c.std[-1, 0] > c.std[0, 0] + 0.1 and c.std[-1, 1] < c.std[0, 1] - 0.1
+    assert c.std[-1, 0] < 2.0 + 0.2 and c.std[-1, 1] > 0.3 - 0.05
+    assert np.all(np.abs(c.mean[-1]) < 0.3)
+    assert c.stop_iteration is not None and c.stop_iteration <= 200
+    strict = pymc_advi.fit_gaussian(V, 400, seed=0, convergence={"tolerance": 1e-12})
+    assert strict.stop_iteration is None and list(strict.iterations) == [200, 400]

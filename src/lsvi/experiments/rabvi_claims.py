@@ -159,6 +159,12 @@ def rabvi_claims(res, sqrt_skl: float, xi: float, k_max: int, regression: str) -
 #   num_steps ≥ the paper's 100,000 and ≥ 4 targets); the same at RABVI's own iteration budget (baselines' curve
 #   at the last point ≤ RABVI's termination iteration); Adam-ED / Adam-C final within a factor 2 of RABVI's in a
 #   strict majority of targets ("closely matching");
+# * Fig. 7 / text "RABVI consistently outperforms ADVI" (PyMC's mean-field ADVI with every PyMC default as the
+#   stand-in for Stan's ADVI): RABVI's final √SKL ≤ ADVI's (a) after its `advi_steps` iterations (assessable when
+#   ≥ 100,000 and ≥ 4 targets) and (b) at RABVI's own termination iteration (≥ 4 targets), in a strict majority of
+#   targets;
+# * Fig. C.10 "NGD is not stable for the diagonal non-identity covariance": NGD inside RABVI on the diagonal target
+#   has a failed FASO call, no termination before K_max, or a final √SKL ≥ 2ξ (assessable with ≥ 4 targets);
 # * Fig. C.10: avgRMSProp inside RABVI within a factor 2 of avgAdam's final √SKL on every target; plain RMSProp's
 #   √SKL at its last learning rate ≥ 0.7 × at its second ("does not improve as the step size decreases") on a
 #   strict majority of targets;
@@ -251,8 +257,50 @@ def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000) -> li
     return out
 
 
+def advi_claims(studies: dict, advi_steps: int, paper_k_max: int = 100_000) -> list[dict]:
+    """Fig. 7 "RABVI consistently outperforms ADVI" with PyMC's ADVI as the stand-in for Stan's (criteria above)."""
+    have = {n: s for n, s in studies.items() if s.get("advi") is not None}
+    out = []
+    for when in ("final", "budget"):
+        wins, txt = [], []
+        for n, s in have.items():
+            a = s["advi"]
+            k = s["rabvi"]["avg_adam"]["result"].iterations
+            v = float(a["sqrt_skl"][-1]) if when == "final" else at_budget((a["iterations"], a["sqrt_skl"]), k)
+            wins.append(_final(s) <= v)
+            txt.append(f"{n} {_final(s):.3f} vs {v:.3f}" + (f" (callback stop at {a['stop_iteration']})"
+                                                            if when == "final" and a["stop_iteration"] else ""))
+        out.append(dict(id=f"fig7_rabvi_beats_advi_{when}", source=f"{SRC}, Fig. 7 / C.8 and Section 7.1 text",
+                        paper="RABVI consistently outperforms (Stan's) ADVI",
+                        measured=(f"RABVI ≤ PyMC ADVI {'after ' + str(advi_steps) + ' iterations' if when == 'final' else 'at RABVI’s termination iteration'}"
+                                  f" on {sum(wins)}/{len(wins)} targets: " + "; ".join(txt)) if wins else "ADVI not run",
+                        criterion="strict majority of targets", passed=bool(wins and sum(wins) > len(wins) / 2),
+                        assessable=len(wins) >= 4 and (advi_steps >= paper_k_max if when == "final" else True),
+                        note="stand-in: PyMC 5 mean-field ADVI, every PyMC default (adagrad_window, learning rate 1e-3, "
+                             "1 draw per gradient), its raw iterate; Stan's ADVI (paper) adapts its step size and stops by "
+                             "ΔELBO; PyMC's stopping callback CheckParametersConvergence(every=100, tol=1e-3, absolute) is recorded "
+                             "(measured text) but does not cut the curve"))
+    return out
+
+
 def c10_claims(studies: dict) -> list[dict]:
     out = []
+    if "diagonal" in studies and all("ngd" in s["rabvi"] for s in studies.values()):
+        txt = []
+        for n, s in studies.items():
+            res = s["rabvi"]["ngd"]["result"]
+            txt.append(f"{n}: {'ok' if res.success else 'FASO failed'}, {'stopped' if res.terminated else 'no stop'}, "
+                       f"{len(res.epochs)} rates, √SKL {_final(s, 'ngd'):.3f}")
+        res, v = studies["diagonal"]["rabvi"]["ngd"]["result"], _final(studies["diagonal"], "ngd")
+        unstable = (not res.success) or (not res.terminated) or not (v < 0.2)
+        out.append(dict(id="figC10_ngd_unstable_diagonal", source=f"{SRC}, Fig. C.10 and Section 7.1 text",
+                        paper="NGD inside RABVI is not stable for the diagonal non-identity covariance",
+                        measured="NGD in RABVI: " + "; ".join(txt),
+                        criterion="diagonal target: a FASO call fails, no termination, or final √SKL ≥ 2ξ = 0.2",
+                        passed=bool(unstable), assessable=len(studies) >= 4,
+                        note="our NGD: mean-field natural gradient in the (τ, ψ) coordinates, d = (σ²ĝ_τ, ĝ_ψ/2) "
+                             "(lsvi.core.bbvi.optimizers.ngd_meanfield); the paper's is Khan & Lin's natural-parameter "
+                             "update (B.14): same direction to first order, different discrete steps"))
     if all("avg_rmsprop" in s["rabvi"] for s in studies.values()):
         r = np.array([_final(s, "avg_rmsprop") / _final(s) for s in studies.values()])
         out.append(dict(id="figC10_avgrmsprop_like_avgadam", source=f"{SRC}, Fig. C.10",

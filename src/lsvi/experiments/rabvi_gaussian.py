@@ -163,14 +163,33 @@ def _optimizer(name: str):
     return windowed_adagrad() if name == "wadagrad" else optimizers.get(name)
 
 
+def advi_curve(V, num_steps: int, lam_star, seed: int = 0) -> dict:
+    """PyMC mean-field ADVI (every PyMC default; `lsvi.baselines.pymc_advi.fit_gaussian`) on N(0, V) for `num_steps`
+    iterations, the stand-in for Stan's ADVI of Fig. 7: √SKL(q_k, q*) of its raw iterate every 200 iterations (no
+    averaging: ADVI returns its last iterate), the iteration where PyMC's convergence callback fires (None: never) and
+    the wall time (s)."""
+    from lsvi.baselines import pymc_advi
+
+    c = pymc_advi.fit_gaussian(V, num_steps, record_every=200, seed=seed)
+    fam = families.meanfield(V.shape[0])
+    lam = jnp.concatenate([jnp.asarray(c.mean), jnp.log(jnp.asarray(c.std))], axis=1)
+    vals = np.sqrt(np.maximum(np.asarray(jax.vmap(lambda l: families.skl(fam, l, lam_star))(lam)), 0.0))
+    stop = c.stop_iteration
+    at_stop = float(vals[max(np.searchsorted(c.iterations, stop, side="right") - 1, 0)]) if stop else float("nan")
+    return {"iterations": c.iterations, "sqrt_skl": vals, "stop_iteration": stop, "sqrt_skl_at_stop": at_stop,
+            "wall": c.info["wall_s"], "info": c.info}
+
+
 def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
                  faso_gamma: float = 0.01, num_samples: int = 10, seed: int = 0, regression=None,
-                 k_max: int = 100_000) -> dict:
+                 k_max: int = 100_000, advi_steps: int = 0) -> dict:
     """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family:
     RABVI (paper defaults, one run per optimiser in `rabvi_optimizers`; κ fixed at 1 for the averaged ones),
     FASO (avgAdam at γ = `faso_gamma`, ε = 0.1), and each baseline of `baselines` (keys of `BASELINES`) for
     `num_steps` iterations from λ^(0) = 0. FASO gets the baselines' budget (k_max = `num_steps`); RABVI gets
-    `k_max`. The FASO check-cost ratio is fixed at r = 1 (reproducibility)."""
+    `k_max`. The FASO check-cost ratio is fixed at r = 1 (reproducibility). `rabvi_optimizers` may also hold "rmsprop",
+    "adam", "sgd" and "ngd" (the mean-field natural gradient, κ estimated for the non-averaged ones) for Fig. C.10.
+    `advi_steps` > 0 adds PyMC's ADVI for that many iterations (`advi_curve`, out["advi"]; None when 0)."""
     from lsvi.core import targets
     from lsvi.core.bbvi import faso, kernel, rabvi
 
@@ -194,6 +213,7 @@ def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES
         bb = kernel.build(fam, log_target, _optimizer(o), num_samples)
         c = run_schedule(bb, lam0, schedule(kind, num_steps), jax.random.fold_in(key, i + 1))
         out["baselines"][label] = (c.iterations, curve_sqrt_skl(fam, c, lam_star))
+    out["advi"] = advi_curve(V, advi_steps, lam_star, seed) if advi_steps > 0 else None
     return out
 
 
@@ -272,6 +292,10 @@ def summary_table(studies: dict):
             for lab, curve in s["baselines"].items():
                 row[f"{lab}_final"] = float(curve[1][-1])
                 row[f"{lab}_at_rabvi_budget"] = at_budget(curve, res.iterations)
+            if s.get("advi") is not None:
+                a = s["advi"]
+                row.update(ADVI_final=float(a["sqrt_skl"][-1]), ADVI_stop=a["stop_iteration"],
+                           ADVI_at_rabvi_budget=at_budget((a["iterations"], a["sqrt_skl"]), res.iterations))
             rows.append(row)
     return pd.DataFrame(rows)
 

@@ -8,7 +8,16 @@ optimiser serves every fixed learning rate of RABVI.
 * `avg_rmsprop`, `avg_adam`: eq. 18, the squared-gradient average with β_k = 1 − 1/k, i.e.
   ν^{(k+1)} = (k+1)^{-1} Σ_{k'≤k} ĝ^{(k')}⊙ĝ^{(k')} — the only part optax lacks, written here as
   `scale_by_averaged_rms`; avgAdam divides optax's bias-corrected first-moment EMA (optax.ema) by that average
-  (optax.scale_by_adam cannot do it: its b2 is a constant).
+  (optax.scale_by_adam cannot do it: its b2 is a constant);
+* `ngd_meanfield`: natural gradient descent (Appendix B.6, eq. B.12) for the mean-field family
+  λ = (τ, ψ), q_λ = N(τ, diag e^{2ψ}): d = F(λ)^{-1} ĝ with the exact Fisher information of q_λ in these
+  coordinates. Since log q = Σ_i [−ψ_i − (θ_i − τ_i)² e^{−2ψ_i}/2] + const,
+  ∂_{τ_i} log q = (θ_i − τ_i)/σ_i², ∂_{ψ_i} log q = (θ_i − τ_i)²/σ_i² − 1 (σ_i = e^{ψ_i}), so with
+  z = (θ − τ)/σ ~ N(0, I): F_{τ_iτ_i} = E[z_i²]/σ_i² = 1/σ_i², F_{ψ_iψ_i} = Var(z_i²) = 2, and the cross terms
+  E[z_i(z_i² − 1)]/σ_i = 0. Hence F^{-1} = diag(σ², 1/2) and d = (σ² ⊙ ĝ_τ, ĝ_ψ/2). The Fisher depends on λ
+  only, so it is an optax transform that reads `params` (the kernel passes λ) and keeps no state. The
+  full-rank family is not covered (its Fisher in the log-Cholesky coordinates is not diagonal).
+  SQN (Appendix B.5) is not implemented.
 
 Constants the paper does not state (chosen here): β = 0.9 for RMSProp's ν, Adam's
 (b1, b2) = (0.9, 0.999), avgAdam's momentum b1 = 0.9 with bias correction, ε = 1e-8 everywhere.
@@ -81,7 +90,26 @@ def avg_adam(b1: float = 0.9, eps: float = EPS) -> optax.GradientTransformation:
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-OPTIMIZERS = {"sgd": sgd, "rmsprop": rmsprop, "adam": adam, "avg_rmsprop": avg_rmsprop, "avg_adam": avg_adam}
+def ngd_meanfield() -> optax.GradientTransformation:
+    """Natural gradient for λ = (τ, ψ) (P = 2d): d = (e^{2ψ} ⊙ ĝ_τ, ĝ_ψ / 2) = F(λ)^{-1} ĝ (module docstring).
+
+    Needs `params` = λ in `update` (raises otherwise); stateless."""
+
+    def init_fn(params):
+        return optax.EmptyState()
+
+    def update_fn(updates, state, params=None):
+        if params is None:
+            raise ValueError("ngd_meanfield needs the current parameters λ = (τ, ψ)")
+        d = params.shape[-1] // 2
+        return jnp.concatenate([jnp.exp(2 * params[d:]) * updates[:d],
+                                0.5 * updates[d:]]), state
+
+    return optax.GradientTransformation(init_fn, update_fn)
+
+
+OPTIMIZERS = {"sgd": sgd, "rmsprop": rmsprop, "adam": adam, "avg_rmsprop": avg_rmsprop, "avg_adam": avg_adam,
+              "ngd": ngd_meanfield}
 
 
 def get(name: str) -> optax.GradientTransformation:

@@ -5,8 +5,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3"}
-LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rmsprop": "RMSProp", "adam": "Adam"}
+COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3", "ngd": "C5"}
+LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rmsprop": "RMSProp", "adam": "Adam",
+          "ngd": "NGD (mean field, F⁻¹ĝ)"}
 
 
 def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
@@ -90,7 +91,8 @@ BASELINE_STYLE = {"Adam": ("C3", "-"), "RMSProp": ("C2", "-"), "WAdagrad": ("C4"
 def rabvi_fig07_gaussian(studies: dict, xi: float, labels: dict):
     """Fig. 7 / C.8 / C.9: √SKL(iterate average, q*) vs iterations per target. Baselines: average of the last 20 %
     of iterates every 200 iterations; RABVI: the iterate average at the end of each learning rate (circles), its
-    termination (solid vertical) and FASO's (dotted vertical, star)."""
+    termination (solid vertical) and FASO's (dotted vertical, star); PyMC's mean-field ADVI (the stand-in for Stan's
+    ADVI; its raw iterate, not averaged) when studied, dash-dotted vertical where its convergence callback fired."""
     n = len(studies)
     cols = min(n, 4)
     rows = -(-n // cols)
@@ -102,6 +104,11 @@ def rabvi_fig07_gaussian(studies: dict, xi: float, labels: dict):
         r = s["rabvi"]["avg_adam"]
         ax.loglog(r["cum_iterations"], r["true"], "o-", color="C0", lw=2, ms=4, label="RABVI (avgAdam)")
         ax.axvline(r["cum_iterations"][-1], color="C0", lw=1)
+        a = s.get("advi")
+        if a is not None:
+            ax.loglog(a["iterations"], a["sqrt_skl"], color="C5", lw=1.5, label="PyMC ADVI (stand-in for Stan ADVI)")
+            if a["stop_iteration"]:
+                ax.axvline(a["stop_iteration"], color="C5", ls="-.", lw=1)
         f = s["faso"]
         ax.loglog([f["iterations"]], [f["sqrt_skl"]], "*" if f["success"] else "x", color="C1", ms=11,
                   label="FASO (avgAdam, γ = 0.01; x: no stop)")
@@ -158,5 +165,33 @@ def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = N
         ax[3].set(xlabel="iterations to termination", ylabel="final √SKL(q̂, q*)", title="(d) ours vs viabel 0.5.1")
         ax[3].legend(fontsize=7)
         ax[3].xaxis.set_minor_formatter(NullFormatter())  # overlapping 2×10³ … 6×10³ labels otherwise
+    fig.tight_layout()
+    return fig
+
+
+def rabvi_figC10_optimizers(studies: dict, xi: float, labels: dict):
+    """Fig. C.10: inside RABVI, √SKL(λ̄_t, q*) of the iterate average at the end of each learning rate vs cumulative
+    iterations, one curve per optimiser (crosses: the epoch's FASO call failed), its termination (vertical line)."""
+    n = len(studies)
+    cols = min(n, 4)
+    rows = -(-n // cols)
+    fig, axes = plt.subplots(rows, cols, figsize=(4.2 * cols, 3.6 * rows), squeeze=False)
+    for ax, (name, s) in zip(axes.flat, studies.items()):
+        for o, r in s["rabvi"].items():
+            c = COLORS.get(o, "grey")
+            res = r["result"]
+            ok = np.array([e.success for e in res.epochs])
+            ax.loglog(r["cum_iterations"], r["true"], "-", color=c, lw=1.5, label=LABELS.get(o, o))
+            ax.loglog(r["cum_iterations"][ok], r["true"][ok], "o", color=c, ms=4)
+            ax.loglog(r["cum_iterations"][~ok], r["true"][~ok], "x", color=c, ms=8)
+            ax.axvline(r["cum_iterations"][-1], color=c, lw=0.8, ls="-" if res.terminated else ":")
+        ax.axhline(xi, color="grey", ls=":", lw=0.8)
+        ax.set(title=f"{labels.get(name, name)}, d = {s['d']}", xlabel="iterations (end of each learning rate)",
+               ylabel="√SKL(λ̄_t, q*)")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.yaxis.set_minor_formatter(NullFormatter())
+    for ax in axes.flat[n:]:
+        ax.axis("off")
+    axes.flat[0].legend(fontsize=7)
     fig.tight_layout()
     return fig
