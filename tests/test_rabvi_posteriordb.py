@@ -77,10 +77,10 @@ def test_rabvi_curve_on_a_gaussian_target_stops_near_the_truth():
 
 def test_nuts_target_acceptance_is_adapted_to_and_gradient_evaluations_counted():
     logp = targets.gaussian_logdensity(jnp.diag(jnp.array([1.0, 4.0])))
-    lo = nuts.sample(logp, 2, num_chains=2, num_warmup=300, num_draws=300, target_accept=0.6)
-    hi = nuts.sample(logp, 2, num_chains=2, num_warmup=300, num_draws=300, target_accept=0.95)
+    lo = nuts.sample(logp, 2, num_chains=2, num_warmup=200, num_draws=200, target_accept=0.6)
+    hi = nuts.sample(logp, 2, num_chains=2, num_warmup=200, num_draws=200, target_accept=0.95)
     assert lo.acceptance < 0.8 < 0.9 < hi.acceptance
-    assert hi.grad_evals > lo.grad_evals >= 2 * 300  # at least one leapfrog step per draw; smaller steps cost more
+    assert hi.grad_evals > lo.grad_evals >= 2 * 200  # at least one leapfrog step per draw; smaller steps cost more
 
 
 def _study(short, curves):

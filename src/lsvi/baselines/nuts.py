@@ -51,7 +51,7 @@ class NUTSResult(NamedTuple):
     grad_evals: int = 0  # leapfrog steps (gradient evaluations) of the sampling phase, all chains, warmup excluded
 
 
-@partial(jax.jit, static_argnames=("logdensity", "num_warmup", "num_draws", "target_accept"))
+@partial(jax.jit, static_argnames=("logdensity", "num_warmup", "num_draws"))
 def _chain(key, logdensity, position, num_warmup: int, num_draws: int, target_accept: float = 0.8):
     kw, ks = jax.random.split(key)
     warmup = blackjax.window_adaptation(blackjax.nuts, logdensity, target_acceptance_rate=target_accept)
