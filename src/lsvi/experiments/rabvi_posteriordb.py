@@ -194,9 +194,10 @@ def study_posterior(name: str, *, num_steps: int, k_max: int, baselines=("Adam",
         fam = getattr(families, fname)(d)
         bb = kernel.build(fam, model.logdensity, optimizers.get("avg_adam"), num_samples)
         warm = kernel.build(fam, model.logdensity, optimizers.get("rmsprop"), num_samples) if warm_start else None
-        for xi in xis:
+        for i, xi in enumerate(xis):  # several ξ (Fig. 2): independent runs (own keys), else coupled iterates
             label = f"RABVI {'MF' if fname == 'meanfield' else 'FR'}" + (f" ξ={xi:g}" if len(xis) > 1 else "")
-            curves[label] = rabvi_curve(label, bb, fam, jnp.zeros(fam.num_params), key, ref, k_max=k_max, xi=xi,
+            k_xi = jax.random.fold_in(key, 1000 + i) if len(xis) > 1 else key
+            curves[label] = rabvi_curve(label, bb, fam, jnp.zeros(fam.num_params), k_xi, ref, k_max=k_max, xi=xi,
                                         regression=regression, warm_start=warm)
     mf = families.meanfield(d)
     lam0 = jnp.zeros(2 * d)

@@ -46,8 +46,7 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
         axes[0, j].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
         axes[1, j].set(xlabel="iterations", ylabel="relative sd error")
         for ax in axes[:, j]:
-            ax.xaxis.set_minor_formatter(NullFormatter())
-            ax.yaxis.set_minor_formatter(NullFormatter())
+            ax.xaxis.set_minor_formatter(NullFormatter())  # overlapping 3x10^3, 4x10^3 ... otherwise
         axes[0, j].legend(fontsize=7)
     if title:
         fig.suptitle(title + " — red dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
