@@ -189,10 +189,10 @@ def study_posterior(name: str, *, num_steps: int, k_max: int, baselines=("Adam",
     ref = reference_for(model, nuts_draws=nuts_draws, seed=seed)
     d = model.dim
     key = jax.random.PRNGKey(seed)
-    curves = {}
+    curves, built = {}, {}
     for fname in rabvi_families:
         fam = getattr(families, fname)(d)
-        bb = kernel.build(fam, model.logdensity, optimizers.get("avg_adam"), num_samples)
+        bb = built[fname] = kernel.build(fam, model.logdensity, optimizers.get("avg_adam"), num_samples)
         warm = kernel.build(fam, model.logdensity, optimizers.get("rmsprop"), num_samples) if warm_start else None
         for i, xi in enumerate(xis):  # several ξ (Fig. 2): independent runs (own keys), else coupled iterates
             label = f"RABVI {'MF' if fname == 'meanfield' else 'FR'}" + (f" ξ={xi:g}" if len(xis) > 1 else "")
@@ -202,7 +202,7 @@ def study_posterior(name: str, *, num_steps: int, k_max: int, baselines=("Adam",
     mf = families.meanfield(d)
     lam0 = jnp.zeros(2 * d)
     if faso_gamma is not None:
-        bb = kernel.build(mf, model.logdensity, optimizers.get("avg_adam"), num_samples)
+        bb = built.get("meanfield") or kernel.build(mf, model.logdensity, optimizers.get("avg_adam"), num_samples)
         curves["FASO"] = faso_curve("FASO", bb, mf, lam0, jax.random.fold_in(key, 99), ref, gamma=faso_gamma,
                                     num_steps=num_steps)
     for i, label in enumerate(baselines):
