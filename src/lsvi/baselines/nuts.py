@@ -9,7 +9,11 @@ each Gaussian approximation is measured (`lsvi.experiments.logistic.gold_standar
 Blackjax does the sampling (``blackjax.window_adaptation`` — Stan's windowed step-size and
 diagonal mass-matrix adaptation — then ``blackjax.nuts``); chains are vmapped and start
 from overdispersed points N(0, 4 I) so that R̂ can detect non-mixing. ArviZ computes R̂
-(rank-normalised split R̂) and bulk/tail ESS.
+(rank-normalised split R̂) and bulk/tail ESS. ``target_accept`` is the dual-averaging target of the
+step-size adaptation (Stan's ``adapt_delta``; Blackjax's default 0.8): posteriors with funnels or
+GP length scales (posteriordb's mcycle_gp reference used 0.999) need a value close to 1. The number
+of gradient evaluations of the sampling phase (leapfrog steps, Blackjax's ``num_integration_steps``)
+is counted so that samplers and VI can be compared at equal cost (RABVI, Section 7.2, Fig. 10).
 
 References
 ----------
@@ -33,7 +37,7 @@ import numpy as np
 
 class NUTSResult(NamedTuple):
     """positions (chains, draws, d); mean, sd (d,) over all draws; rhat_max, ess_bulk_min,
-    ess_tail_min; acceptance (mean acceptance rate); divergences (count); wall_s."""
+    ess_tail_min; acceptance (mean acceptance rate); divergences (count); wall_s; grad_evals."""
 
     positions: np.ndarray
     mean: np.ndarray
@@ -44,31 +48,33 @@ class NUTSResult(NamedTuple):
     acceptance: float
     divergences: int
     wall_s: float
+    grad_evals: int = 0  # leapfrog steps (gradient evaluations) of the sampling phase, all chains, warmup excluded
 
 
 @partial(jax.jit, static_argnames=("logdensity", "num_warmup", "num_draws"))
-def _chain(key, logdensity, position, num_warmup: int, num_draws: int):
+def _chain(key, logdensity, position, num_warmup: int, num_draws: int, target_accept: float = 0.8):
     kw, ks = jax.random.split(key)
-    warmup = blackjax.window_adaptation(blackjax.nuts, logdensity)
+    warmup = blackjax.window_adaptation(blackjax.nuts, logdensity, target_acceptance_rate=target_accept)
     (state, params), _ = warmup.run(kw, position, num_steps=num_warmup)
     kernel = blackjax.nuts(logdensity, **params).step
 
     def body(s, k):
         s, info = kernel(k, s)
-        return s, (s.position, info.acceptance_rate, info.is_divergent)
+        return s, (s.position, info.acceptance_rate, info.is_divergent, info.num_integration_steps)
 
-    _, (pos, acc, div) = jax.lax.scan(body, state, jax.random.split(ks, num_draws))
-    return pos, acc, div
+    _, (pos, acc, div, steps) = jax.lax.scan(body, state, jax.random.split(ks, num_draws))
+    return pos, acc, div, steps
 
 
 def sample(logdensity, d: int, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000,
-           seed: int = 0) -> NUTSResult:
-    """``num_chains`` NUTS chains on ``logdensity(beta (d,)) -> scalar``."""
+           seed: int = 0, target_accept: float = 0.8) -> NUTSResult:
+    """``num_chains`` NUTS chains on ``logdensity(beta (d,)) -> scalar``; ``target_accept`` the
+    step-size adaptation's target acceptance rate (Stan's adapt_delta)."""
     key = jax.random.PRNGKey(seed)
     k0, kc = jax.random.split(key)
     init = 2.0 * jax.random.normal(k0, (num_chains, d), jnp.float64)
     t0 = time.perf_counter()
-    pos, acc, div = jax.vmap(lambda k, x: _chain(k, logdensity, x, num_warmup, num_draws))(
+    pos, acc, div, steps = jax.vmap(lambda k, x: _chain(k, logdensity, x, num_warmup, num_draws, target_accept))(
         jax.random.split(kc, num_chains), init)
     pos = np.asarray(jax.block_until_ready(pos))
     wall = time.perf_counter() - t0
@@ -77,4 +83,4 @@ def sample(logdensity, d: int, num_chains: int = 4, num_warmup: int = 1000, num_
     flat = pos.reshape(-1, d)
     return NUTSResult(pos, flat.mean(0), flat.std(0, ddof=1), float(summ["r_hat"].max()),
                       float(summ["ess_bulk"].min()), float(summ["ess_tail"].min()), float(np.mean(acc)),
-                      int(np.sum(div)), wall)
+                      int(np.sum(div)), wall, int(np.sum(steps)))

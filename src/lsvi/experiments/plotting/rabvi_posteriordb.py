@@ -1,0 +1,54 @@
+"""Figures of notebook 42_rabvi_posteriordb (RABVI paper, Welandawe et al., Section 7.2: Figs 2, 8, 9)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.ticker import NullFormatter
+
+COLORS = {"RABVI MF": "C0", "RABVI FR": "C1", "FASO": "C2", "Adam": "C3", "Adam-ED": "C4", "Adam-C": "C5",
+          "SGD-ED": "C6"}
+XI_COLORS = ("C0", "C9", "navy", "C7")  # RABVI at several ξ (Fig. 2), largest ξ first
+CLIP = (1e-4, 1e3)  # errors drawn within these limits (a diverging baseline would hide the others)
+
+
+def _style(label: str, xi_rank: int):
+    if "ξ=" in label:
+        return {"lw": 2, "marker": "o", "ms": 4, "color": XI_COLORS[xi_rank % len(XI_COLORS)]}
+    color = next((c for k, c in sorted(COLORS.items(), key=lambda kv: -len(kv[0])) if label.startswith(k)), "k")
+    if label.startswith("RABVI"):
+        return {"lw": 2, "marker": "o", "ms": 4, "color": color}
+    return {"lw": 1.5 if label.startswith("FASO") else 1, "ls": "-." if label.startswith("FASO") else "--",
+            "color": color}
+
+
+def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | None = None):
+    """Figs 2 / 8 / 9: per posterior (columns), the relative mean error ‖(μ − μ̂)/σ‖₂ (top) and relative sd error
+    ‖(σ − σ̂)/σ‖₂ (bottom) vs iterations for every method (`rabvi_posteriordb.Curve`), log–log, one colour per
+    method in every panel. RABVI: the average at the end of each learning rate (circles); a method's stopping
+    point: dotted vertical line of its colour and a red dot (RABVI: where the rule RSKL·RI > τ fires; its curve
+    continues with the rule off). Errors are drawn clipped to [1e-4, 1e3]. ``methods``: labels to draw (default
+    all); ``skip``: leave out the labels starting with it."""
+    n = len(studies)
+    fig, axes = plt.subplots(2, n, figsize=(4.0 * n + 0.5, 6.4), squeeze=False)
+    for j, s in enumerate(studies.values()):
+        xi_rank = 0
+        for lab, c in s["curves"].items():
+            if (methods is not None and lab not in methods) or (skip and lab.startswith(skip)):
+                continue
+            st = _style(lab, xi_rank)
+            xi_rank += "ξ=" in lab
+            for row, err, stop_err in ((0, c.mean_err, c.stop_mean_err), (1, c.sd_err, c.stop_sd_err)):
+                ax = axes[row, j]
+                ax.loglog(c.iterations, np.clip(err, *CLIP), label=lab, **st)
+                if c.stop is not None:
+                    ax.axvline(c.stop, color=st["color"], lw=0.8, ls=":")
+                    ax.loglog([c.stop], [np.clip(stop_err, *CLIP)], "o", color="red", ms=6, zorder=5)
+        axes[0, j].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
+        axes[1, j].set(xlabel="iterations", ylabel="relative sd error")
+        for ax in axes[:, j]:
+            ax.xaxis.set_minor_formatter(NullFormatter())  # overlapping 3x10^3, 4x10^3 ... otherwise
+        axes[0, j].legend(fontsize=7)
+    if title:
+        fig.suptitle(title + " — red dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
+    fig.tight_layout()
+    return fig
