@@ -39,6 +39,7 @@ import arviz as az
 import numpy as np
 from scipy import stats
 
+from lsvi.core.bbvi import faso
 from lsvi.core.bbvi.faso import split_rhat  # noqa: F401  (ArviZ's split-R̂; `split_rhat_fast` equals it)
 
 
@@ -65,11 +66,7 @@ def split_rhat_fast(window: np.ndarray) -> np.ndarray:
 
 def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5):
     """`faso.rhat_max_windows` (eq. 27) with `split_rhat_fast`: (windows, R̂_max(W)), W evenly spaced in [W_min, 0.95k]."""
-    k = trace.shape[0]
-    if 0.95 * k < w_min:
-        return np.array([], int), np.array([])
-    windows = np.unique(np.linspace(w_min, 0.95 * k, num_windows).astype(int))
-    return windows, np.array([np.max(split_rhat_fast(trace[k - w:])) for w in windows])
+    return faso.rhat_max_windows(trace, w_min, num_windows, rhat=split_rhat_fast)
 
 
 def adaptive_rhat(trace: np.ndarray, w_min: int = 200, k_check: int = 100, num_windows: int = 5,

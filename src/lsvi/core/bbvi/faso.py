@@ -72,13 +72,15 @@ def ess_mcse(window: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return az.ess(ds, method="mean")["x"].values, az.mcse(ds, method="mean")["x"].values
 
 
-def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5):
-    """(windows, R̂_max(W)) for W evenly spaced in [W_min, 0.95k] (eq. 27); empty when 0.95k < W_min."""
+def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5, rhat=None):
+    """(windows, R̂_max(W)) for W evenly spaced in [W_min, 0.95k] (eq. 27); empty when 0.95k < W_min.
+    ``rhat``: the per-column R̂ of a window (W, P) -> (P,); default `split_rhat` (ArviZ)."""
+    rhat = split_rhat if rhat is None else rhat
     k = trace.shape[0]
     if 0.95 * k < w_min:
         return np.array([], int), np.array([])
     windows = np.unique(np.linspace(w_min, 0.95 * k, num_windows).astype(int))
-    return windows, np.array([np.max(split_rhat(trace[k - w:])) for w in windows])
+    return windows, np.array([np.max(rhat(trace[k - w:])) for w in windows])
 
 
 def accuracy(window: np.ndarray, meanfield_dim: int | None) -> tuple[float, float]:
