@@ -9,7 +9,7 @@ import pytest
 
 from lsvi.baselines import nuts
 from lsvi.core import targets
-from lsvi.core.bbvi import families, kernel, optimizers
+from lsvi.core.bbvi import families, kernel, optimizers, rabvi
 from lsvi.core.bbvi.rabvi import Epoch, RabviResult
 from lsvi.experiments import posteriordb as pdb
 from lsvi.experiments import posteriordb_models as pm
@@ -54,9 +54,9 @@ def test_trigger_epoch_is_the_first_epoch_from_the_third_where_the_rule_fires():
     eps = [_epoch(0.3, 100, np.nan, np.nan), _epoch(0.15, 100, 2.0, np.nan), _epoch(0.075, 100, 0.9, 0.9),
            _epoch(0.0375, 100, 1.2, 1.0), _epoch(0.01875, 100, 3.0, 3.0)]
     res = RabviResult(np.zeros(2), False, True, 500, eps)
-    assert rp.trigger_epoch(res) == 3
-    assert rp.trigger_epoch(res, tau=5.0) == 4
-    assert rp.trigger_epoch(res, tau=100.0) is None
+    assert rabvi.stop_epoch(res.epochs) == 3
+    assert rabvi.stop_epoch(res.epochs, tau=5.0) == 4
+    assert rabvi.stop_epoch(res.epochs, tau=100.0) is None
 
 
 def test_rabvi_curve_on_a_gaussian_target_stops_near_the_truth():

@@ -28,7 +28,7 @@ split-R̂, ESS/MCSE, eq. 21/25/26, the rule) then runs unchanged. Averages are t
 choice); the restart is η(λ̄) (`natural_from_lambda`).
 
 The run is `rabvi` with τ = ∞ up to k_max iterations; the rule is replayed on its epochs
-(`stop_epoch`: RSKL^_t and RI^_t depend on epochs ≤ t only, so this is where RABVI with threshold
+(`lsvi.core.bbvi.rabvi.stop_epoch`: RSKL^_t and RI^_t depend on epochs ≤ t only, so this is where RABVI with threshold
 τ stops on the same random stream), and the epochs after the stop measure the SKL slope and
 whether stopping was premature. `run_fixed` runs the paper's fixed T (a Table 3 schedule with
 u² = ∞) through the same adapter, so that both share one compilation at equal N.
@@ -59,7 +59,7 @@ from lsvi.core import kernel as lsvi_kernel
 from lsvi.core import step_size
 from lsvi.core.bbvi import families as bbvi_families
 from lsvi.core.bbvi.kernel import BBVI
-from lsvi.core.bbvi.rabvi import RabviResult, rabvi
+from lsvi.core.bbvi.rabvi import RabviResult, rabvi, stop_epoch  # noqa: F401  (stop_epoch: the rule, replayed)
 from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_from_natural, meanfield_to_natural
 from lsvi.experiments import logistic
@@ -158,18 +158,6 @@ class StopResult(NamedTuple):
     evaluations: int
     num_samples: int
     seconds: float
-
-
-def stop_epoch(epochs, tau: float = 1.0):
-    """Algorithm 2's termination, replayed on recorded epochs: the first t ≥ 2 whose FASO call
-    succeeded and RSKL^_t·RI^_t > τ (None if none). RSKL^_t and RI^_t depend only on epochs ≤ t,
-    so this is where `rabvi` with threshold τ stops on the same random stream."""
-    for t, e in enumerate(epochs):
-        if not e.success:
-            return None
-        if t >= 2 and e.rskl * e.ri > tau:
-            return t
-    return None
 
 
 def run_stopping(prob: logistic.Problem, algorithm: str, num_samples: int, key, *, gamma0: float = 1.0,

@@ -578,6 +578,25 @@ class TranslationCheck(NamedTuple):
     settings: str
 
 
+def sample_nuts(m: Model, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000, seed: int = 0, *,
+                ref_mean=None, target_accept: float | None = None):
+    """Blackjax NUTS (`lsvi.baselines.nuts.sample`) on model ``m``'s unconstrained space, its chains started as
+    `NUTS_START` says (``ref_mean``: the constrained reference mean, for the starts marked "reference") and its
+    step size adapted to ``target_accept`` (default `NUTS_TARGET_ACCEPT`, else 0.8). Returns (positions
+    (chains, draws, d) on the unconstrained space, the `NUTSResult`)."""
+    from lsvi.baselines import nuts
+
+    centre, scale = NUTS_START.get(m.name, (np.zeros(m.dim), 1.0))
+    if isinstance(centre, str):  # "reference"
+        centre = m.unconstrain(jnp.asarray(ref_mean))
+    centre = jnp.broadcast_to(jnp.asarray(centre, float), (m.dim,))
+    if target_accept is None:
+        target_accept = NUTS_TARGET_ACCEPT.get(m.name, 0.8)
+    res = nuts.sample(lambda z: m.logdensity(centre + scale * z), m.dim, num_chains=num_chains,
+                      num_warmup=num_warmup, num_draws=num_draws, seed=seed, target_accept=target_accept)
+    return centre + scale * jnp.asarray(res.positions), res
+
+
 def translation_check(name: str, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000,
                       seed: int = 0, z_max: float = 4.0, sd_tol: float = 0.10,
                       target_accept: float | None = None) -> TranslationCheck:
@@ -585,22 +604,15 @@ def translation_check(name: str, num_chains: int = 4, num_warmup: int = 1000, nu
     compared with posteriordb's reference means (within ``z_max`` combined MCSE, ArviZ) and sds
     (within ``sd_tol`` relative). ``target_accept`` defaults to `NUTS_TARGET_ACCEPT` (else 0.8).
     Raises `LookupError` when posteriordb has no reference."""
-    from lsvi.baselines import nuts
     from lsvi.experiments.posteriordb import mcse_mean, reference_moments
 
     ref = reference_moments(name)
     m = build(name)
     if ref.names != m.names:
         raise ValueError(f"{m.name}: parameter names differ from the reference's: {m.names} vs {ref.names}")
-    centre, scale = NUTS_START.get(m.name, (np.zeros(m.dim), 1.0))
-    if isinstance(centre, str):  # "reference"
-        centre = m.unconstrain(jnp.asarray(ref.mean))
-    centre = jnp.broadcast_to(jnp.asarray(centre, float), (m.dim,))
     if target_accept is None:
         target_accept = NUTS_TARGET_ACCEPT.get(m.name, 0.8)
-    res = nuts.sample(lambda z: m.logdensity(centre + scale * z), m.dim, num_chains=num_chains,
-                      num_warmup=num_warmup, num_draws=num_draws, seed=seed, target_accept=target_accept)
-    pos = centre + scale * jnp.asarray(res.positions)  # (chains, draws, d)
+    pos, res = sample_nuts(m, num_chains, num_warmup, num_draws, seed, ref_mean=ref.mean, target_accept=target_accept)
     draws = np.asarray(jax.vmap(jax.vmap(m.constrain))(pos))  # (chains, draws, p)
     flat = draws.reshape(-1, draws.shape[-1])
     mean, sd, mcse = flat.mean(0), flat.std(0, ddof=1), mcse_mean(draws)

@@ -14,7 +14,7 @@ Methods (`study_posterior`), each from λ⁽⁰⁾ = 0 (mean 0, unit sds):
 
 * RABVI (Algorithm 2, paper defaults γ₀ = 0.3, W_min = 200, ρ = 0.5, τ = 1, ε₀ = ξ, M = 10, avgAdam, κ = 1 for the
   averaged optimiser) run with its rule switched off (τ = ∞) up to ``k_max`` iterations, and the epoch at which the
-  rule RSKL^·RI^ > τ = 1 *would* have fired recorded (`trigger_epoch`): Fig. 9's curves continue past their red
+  rule RSKL^·RI^ > τ = 1 *would* have fired recorded (`rabvi.stop_epoch`): Fig. 9's curves continue past their red
   trigger dots; the run up to the trigger is exactly the run RABVI makes with τ = 1 (same keys, same epochs);
 * FASO (Algorithm 1, avgAdam at γ = 0.01, ε = 0.1), budget ``num_steps``; its curve is the trailing-20 % average of
   its iterates every 200 iterations, its stopping point the average it returns;
@@ -70,14 +70,9 @@ def unconstrained_reference(model: pm.Model) -> UReference:
 def nuts_reference(model: pm.Model, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000,
                    seed: int = 0) -> UReference:
     """Blackjax NUTS on the unconstrained space (the paper: Stan's dynamic HMC, 4 chains x 50,000) where
-    posteriordb has no reference; chains start as in `posteriordb_models.translation_check`."""
-    from lsvi.baselines import nuts
-
-    centre, scale = pm.NUTS_START.get(model.name, (np.zeros(model.dim), 1.0))
-    centre = jnp.broadcast_to(jnp.asarray(centre, float), (model.dim,))
-    res = nuts.sample(lambda z: model.logdensity(centre + scale * z), model.dim, num_chains=num_chains,
-                      num_warmup=num_warmup, num_draws=num_draws, seed=seed)
-    u = np.asarray(centre) + scale * res.positions.reshape(-1, model.dim)
+    posteriordb has no reference (`posteriordb_models.sample_nuts`, the translation check's sampler)."""
+    pos, res = pm.sample_nuts(model, num_chains, num_warmup, num_draws, seed)
+    u = np.asarray(pos).reshape(-1, model.dim)
     return UReference(u.mean(0), u.std(0, ddof=1),
                       f"Blackjax NUTS {num_chains} x ({num_warmup} + {num_draws}), R̂ max {res.rhat_max:.3f}")
 
@@ -96,14 +91,6 @@ def relative_errors(family: families.Family, lams, ref: UReference) -> tuple[np.
     s = jnp.sqrt(jnp.diagonal(cov, axis1=1, axis2=2))
     mu, sd = jnp.asarray(ref.mean), jnp.asarray(ref.sd)
     return (np.asarray(jnp.linalg.norm((m - mu) / sd, axis=1)), np.asarray(jnp.linalg.norm((s - sd) / sd, axis=1)))
-
-
-def trigger_epoch(res: rabvi.RabviResult, tau: float = 1.0) -> int | None:
-    """First epoch t ≥ 2 at which RSKL^·RI^ > τ (Algorithm 2's rule), None if never."""
-    for t, e in enumerate(res.epochs):
-        if t >= 2 and e.success and np.isfinite(e.rskl * e.ri) and e.rskl * e.ri > tau:
-            return t
-    return None
 
 
 class Curve(NamedTuple):
@@ -141,7 +128,7 @@ def rabvi_curve(label, bbvi, family, lam0, key, ref, *, k_max: int, xi: float = 
     its = its0 + np.cumsum([e.iterations for e in res.epochs])
     its = np.concatenate([[its0], its]) if pts else its
     me, se = relative_errors(family, np.stack(pts + [e.position for e in res.epochs]), ref)
-    t = trigger_epoch(res, tau)
+    t = rabvi.stop_epoch(res.epochs, tau)
     if t is None:
         return Curve(label, its, me, se, None, np.nan, np.nan)
     j = t + len(pts)

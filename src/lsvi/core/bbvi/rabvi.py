@@ -93,6 +93,18 @@ def wls_line(x, y, w) -> tuple[float, float]:
     return float(a), float(ym - a * xm)
 
 
+def stop_epoch(epochs, tau: float = 1.0) -> int | None:
+    """Algorithm 2's termination rule on recorded `Epoch`s: the first t ≥ 2 whose FASO call succeeded and
+    RSKL^_t·RI^_t > τ (None if none; a failed FASO call ends RABVI). RSKL^_t and RI^_t depend only on epochs ≤ t,
+    so replaying it with another τ on a run made with τ = ∞ gives where `rabvi` with that τ stops."""
+    for t, e in enumerate(epochs):
+        if not e.success:
+            return None
+        if t >= 2 and e.rskl * e.ri > tau:
+            return t
+    return None
+
+
 def rabvi(bbvi: BBVI, family: Family, position, key, *, gamma0: float = 0.3, w_min: int = 200, xi: float = 0.1,
           tau: float = 1.0, eps0: float | None = None, rho: float = 0.5, n0: int | None = None, k_max: int = 100_000,
           fix_kappa: bool = True, regression: Callable = wls_skl_regression, **faso_kwargs) -> RabviResult:
@@ -131,7 +143,7 @@ def rabvi(bbvi: BBVI, family: Family, position, key, *, gamma0: float = 0.3, w_m
                 ri = k_next / (res.iterations + n0)
         epochs.append(Epoch(gamma, eps, res.iterations, res.k_conv, True, delta, C_hat, kappa_hat, rskl, ri,
                             lam_curr))
-        if t >= 2 and rskl * ri > tau:
+        if stop_epoch(epochs, tau) is not None:
             terminated = True
             break
         gamma, eps, t = rho * gamma, rho * eps, t + 1
