@@ -11,6 +11,14 @@ from lsvi.experiments.plotting import rabvi_ablations as plotting
 matplotlib.use("Agg")
 
 
+def test_meanfield_skl_equals_the_family_closed_form():
+    rng = np.random.default_rng(0)
+    fam = families.meanfield(4)
+    lams, star = rng.normal(size=(5, 8)), rng.normal(size=8)
+    expected = [float(families.skl(fam, jnp.asarray(lam), jnp.asarray(star))) for lam in lams]
+    np.testing.assert_allclose(ra.meanfield_skl(lams, star), expected, rtol=1e-10)
+
+
 def test_elbo_estimate_is_maximal_at_the_exact_optimum():
     V = np.diag([1.0, 4.0])
     fam = families.meanfield(2)
