@@ -45,6 +45,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lsvi.core.bbvi import families, faso, kernel, optimizers, rabvi
+from lsvi.experiments import approximation_metrics as metrics
 from lsvi.experiments import posteriordb as pdb
 from lsvi.experiments import posteriordb_models as pm
 from lsvi.experiments.rabvi_gaussian import run_schedule, schedule
@@ -88,9 +89,7 @@ def relative_errors(family: families.Family, lams, ref: UReference) -> tuple[np.
     """(‖(μ − μ̂)/σ‖₂, ‖(σ − σ̂)/σ‖₂) of each λ in ``lams`` (J, P) -> ((J,), (J,))."""
     lams = jnp.atleast_2d(jnp.asarray(lams, float))
     m, cov = jax.vmap(family.mean_cov)(lams)
-    s = jnp.sqrt(jnp.diagonal(cov, axis1=1, axis2=2))
-    mu, sd = jnp.asarray(ref.mean), jnp.asarray(ref.sd)
-    return (np.asarray(jnp.linalg.norm((m - mu) / sd, axis=1)), np.asarray(jnp.linalg.norm((s - sd) / sd, axis=1)))
+    return metrics.relative_errors(m, jnp.sqrt(jnp.diagonal(cov, axis1=1, axis2=2)), ref.mean, ref.sd)
 
 
 class Curve(NamedTuple):
