@@ -28,7 +28,7 @@ help:
 	@echo "make lab              JupyterLab on notebooks/ in the project environment (parameters cells = smoke)"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
-	@echo "make test             unit tests + notebooks (pytest, nbval-lax); outputs go to a temporary directory"
+	@echo "make test             unit tests + notebooks (pytest, nbval-lax, TEST_WORKERS=CORES processes); outputs go to a temporary directory"
 	@echo "make clean [SCALE=..] remove results/<scale>/*/ and caches (keeps the committed report, figures/, data, .venv)"
 	@echo "make distclean        also remove all results/, data/processed/, .snakemake/ and .venv"
 
@@ -93,8 +93,12 @@ data: check-env
 unlock: check-env
 	$(BIN)snakemake --cores 1 --unlock --config scale=$(SCALE)
 
+# pytest-xdist: TEST_WORKERS processes (default CORES); --dist loadscope keeps each test module and each
+# notebook on one worker, so a notebook's cells run in order in one kernel (nbval's requirement).
+# TEST_WORKERS=0 runs everything in this process, one item after the other.
+TEST_WORKERS ?= $(CORES)
 test: check-env
-	MPLBACKEND=Agg $(BIN)pytest --nbval-lax --nbval-current-env tests notebooks
+	MPLBACKEND=Agg $(BIN)pytest --nbval-lax --nbval-current-env -n $(TEST_WORKERS) --dist loadscope tests notebooks
 
 # keeps the committed report (results/<scale>/REPLICATION.md, claims.csv); `make all` rewrites it
 clean:
