@@ -131,6 +131,17 @@ def test_claims_criteria():
     r = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50, k_max=1500)
     row = {x["id"]: x for x in r}["stop-vs-fixed-fullcov-centred"]
     assert not row["passed"] and not row["assessable"]
+    # another dataset: the same rows and verdicts under ids suffixed by its name; Pima's ids carry no suffix
+    pima = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50,
+                                           k_max=1500, dataset="pima")
+    sonar = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50,
+                                            k_max=1500, dataset="sonar")
+    assert [x["id"] for x in pima] == [x["id"] for x in r]
+    assert [x["id"] for x in sonar] == [x["id"] + "-sonar" for x in r]
+    assert [(x["passed"], x["assessable"]) for x in sonar] == [(x["passed"], x["assessable"]) for x in r]
+    assert "on Sonar" in sonar[0]["paper"] and "on Pima" in pima[0]["paper"]
+    assert all("Sonar" in x["paper"] for x in sonar) and not any("Sonar" in x["paper"] for x in pima)
+    assert stopping.tag("pima", "meanfield") == "meanfield" and stopping.tag("sonar", "meanfield") == "sonar_meanfield"
 
 
 def test_figure(tmp_path):

@@ -61,6 +61,6 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
             ax.xaxis.set_minor_formatter(NullFormatter())  # overlapping 3x10^3, 4x10^3 ... otherwise
         axes[0, j].legend(fontsize=7)
     if title:
-        fig.suptitle(title + " — red dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
+        fig.suptitle(title + "\nred dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
     fig.tight_layout()
     return fig
