@@ -131,6 +131,17 @@ def test_claims_criteria():
     r = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50, k_max=1500)
     row = {x["id"]: x for x in r}["stop-vs-fixed-fullcov-centred"]
     assert not row["passed"] and not row["assessable"]
+    # another dataset: the same rows and verdicts under ids suffixed by its name; Pima's ids carry no suffix
+    pima = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50,
+                                           k_max=1500, dataset="pima")
+    sonar = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50,
+                                            k_max=1500, dataset="sonar")
+    assert [x["id"] for x in pima] == [x["id"] for x in r]
+    assert [x["id"] for x in sonar] == [x["id"] + "-sonar" for x in r]
+    assert [(x["passed"], x["assessable"]) for x in sonar] == [(x["passed"], x["assessable"]) for x in r]
+    assert "on Sonar" in sonar[0]["paper"] and "on Pima" in pima[0]["paper"]
+    assert all("Sonar" in x["paper"] for x in sonar) and not any("Sonar" in x["paper"] for x in pima)
+    assert stopping.tag("pima", "meanfield") == "meanfield" and stopping.tag("sonar", "meanfield") == "sonar_meanfield"
 
 
 def test_figure(tmp_path):
@@ -147,3 +158,22 @@ def test_figure(tmp_path):
     fig = plotting.stopping_figure({"Pima, LSVI-FC": dict(epochs=table, fixed={"paper (N=1e5, T=100)": (1e7, 393.5, 0.2)})})
     fig.savefig(tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0
+
+
+def test_figure_shows_an_unconverged_epoch(tmp_path):
+    """A run whose only epoch did not converge (Sonar at the cpu scale): its average is still drawn (open circle), at
+    its KL above the lowest value shown, and the SKL panel says why it is empty."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    from lsvi.experiments.plotting import lsvi_rabvi_stopping as plotting
+
+    stop = stopping.StopResult(RabviResult(None, False, False, 5000, [_epoch(0.5, success=False, iterations=5000)]),
+                               None, None, 5000, 5000, 1, 0.0)
+    table = stopping.epochs_table(stop, [632.0])
+    fig = plotting.stopping_figure({"Sonar, LSVI-MF": dict(epochs=table, fixed={"centred (N=1e4, T=100)": (1e6, 184.0, 0.0)})})
+    top, bottom = fig.axes
+    assert any("fewer than two successful epochs" in t.get_text() for t in top.texts)
+    hollow = [ln for ln in bottom.lines if ln.get_markerfacecolor() == "none"]
+    assert len(hollow) == 1 and np.allclose(hollow[0].get_ydata(), [632.0 - 184.0])
+    fig.savefig(tmp_path / "f.png")

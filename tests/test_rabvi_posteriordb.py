@@ -118,3 +118,54 @@ def test_accuracy_figure(tmp_path):
     fig = plotting.accuracy_curves(st, "test", skip="RABVI FR")
     fig.savefig(tmp_path / "f.png")
     assert (tmp_path / "f.png").stat().st_size > 0 and len(fig.axes) == 2
+
+
+def test_reference_keeps_two_disjoint_subsets_of_its_draws():
+    m = pm.build("8schools_nc")
+    ref = rp.unconstrained_reference(m, max_draws=300, seed=1)
+    u = np.asarray(jax.vmap(m.unconstrain)(jnp.asarray(pdb.load_reference("8schools_nc").flat)))
+    assert ref.draws.shape == ref.holdout.shape == (300, m.dim)
+    rows = {tuple(r) for r in u}
+    assert all(tuple(r) in rows for r in ref.draws) and all(tuple(r) in rows for r in ref.holdout)
+    assert not {tuple(r) for r in ref.draws} & {tuple(r) for r in ref.holdout}
+    assert 0.1 < ref.bandwidth < 10.0  # median heuristic on standardised draws: of order sqrt(d)
+    assert rp.unconstrained_reference(m).draws is None
+
+
+def test_mmd_path_is_near_its_floor_at_the_target_and_grows_with_the_shift():
+    """Reference: exact draws of π = N(m, diag s²). q_λ = π gives an MMD² at the noise level of held-out exact draws;
+    shifting q's mean by 0.5, 1 and 2 sds in every coordinate gives clearly larger, increasing MMD²."""
+    d, n = 3, 400
+    m, s = np.array([1.0, -2.0, 0.5]), np.array([0.5, 2.0, 1.0])
+    u = m + s * np.random.default_rng(0).standard_normal((2 * n, d))
+    ref = rp._with_draws(m, s, "exact", u, n, 0)
+    fam = families.meanfield(d)
+    lams = jnp.stack([fam.init(m + k * s, np.diag(s**2)) for k in (0.0, 0.5, 1.0, 2.0)])
+    mmd = rp.mmd_path(fam, lams, ref, jax.random.PRNGKey(3), n)
+    floor = rp.mmd_floor(ref, n)
+    assert abs(mmd[0]) < 0.02 and abs(floor) < 0.02
+    assert np.all(np.diff(mmd) > 0) and mmd[1] > 10 * max(abs(mmd[0]), abs(floor))
+    fr = families.fullrank(d)
+    np.testing.assert_allclose(rp.mmd_path(fr, fr.init(m, np.diag(s**2))[None], ref, jax.random.PRNGKey(3), n),
+                               mmd[:1], atol=1e-10)  # same z, same q: the same MMD² in either parameterisation
+
+
+def test_mmd_claim_logic_and_figure_row(tmp_path):
+    from lsvi.experiments.plotting import rabvi_posteriordb as plotting
+
+    def study(short, mmd, floor=1e-4):
+        c = _curve("RABVI MF", [100, 200, 300], [1.0, 0.5, 0.4], 200, 0.5)._replace(
+            mmd=np.asarray(mmd, float), stop_mmd=float(mmd[1]))
+        return dict(_study(short, [c]), mmd_floor=floor)
+
+    flat = {k: study(k, [0.5, 0.1, 0.08]) for k in "abc"}
+    row = pc.figc14_claims(flat, 1000)[0]
+    assert row["passed"] and row["assessable"]
+    drops = {k: study(k, [0.5, 0.1, 0.01]) for k in "abc"}  # a factor 10 in MMD² after the trigger: improvement
+    assert not pc.figc14_claims(drops, 1000)[0]["passed"]
+    noisy = {k: study(k, [0.5, 0.003, 0.0]) for k in "abc"}  # the drop is within 4 x noise (1/n = 1e-3)
+    assert pc.figc14_claims(noisy, 1000)[0]["passed"]
+    assert not pc.figc14_claims({"a": flat["a"]}, 1000)[0]["assessable"]
+    fig = plotting.accuracy_curves(flat, "test", mmd=True)
+    fig.savefig(tmp_path / "f.png")
+    assert len(fig.axes) == 9 and fig.axes[6].get_ylabel().startswith("MMD")  # row-major: row 3, column 1

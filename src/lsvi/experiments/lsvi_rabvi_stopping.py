@@ -130,6 +130,12 @@ def with_family(prob: logistic.Problem, family: str) -> logistic.Problem:
 
 ALGORITHM_OF = {"meanfield": "alg2", "fullcov": "alg3"}  # LSVI-MF (Algorithm 2), LSVI-FC (Algorithm 3)
 
+
+def tag(dataset: str, family: str) -> str:
+    """Name of a (dataset, family) run in table files: the family alone for Pima (the first dataset of notebook
+    44, whose file names predate the others), else ``<dataset>_<family>``."""
+    return family if dataset == "pima" else f"{dataset}_{family}"
+
 _ADAPTERS: dict = {}
 
 

@@ -12,6 +12,8 @@ Criteria, fixed before any run (KL up to log Z, common random numbers; TOL nats)
   evaluations than the fixed-T run (N × T). Assessable when the rule fired and the fixed-T run
   used the paper's N and T (FC: N ≥ 10⁵, T = 100; MF: N ≥ 10⁴, T = 100); otherwise a PASS if it
   holds anyway, NOT ASSESSABLE if not.
+* Rows of another dataset than Pima (Sonar) carry its name as a suffix, ``stop-fires-<fam>-sonar`` etc., with the
+  same criteria; the paper's N and T are the same for Sonar (Table 3: Alg. 3, N = 10⁵, T = 100).
 * ``skl-slope-<fam>``: the log–log slope of SKL(λ̄_{t−1}, λ̄_t) vs γ_t is in [1.5, 2.5] (Prop. 4.4,
   eq. 21 with κ = 1). NOT ASSESSABLE with fewer than 3 points or γ spanning less than a factor 4.
 """
@@ -25,14 +27,27 @@ PAPER_N = {"meanfield": 10_000, "fullcov": 100_000}
 PAPER_T = 100
 
 
+DATASET_NAMES = {"pima": "Pima", "sonar": "Sonar"}
+
+
 def stopping_claims(fam: str, label: str, stop, slope, kl_epochs, fixed: dict, *, w_min: int, k_max: int,
-                    note: str = "") -> list[dict]:
-    """Claim rows for one family. stop: `StopResult`; slope: `skl_slope`'s (slope, points, γ ratio);
-    kl_epochs (E,): KL of every epoch's average; fixed {variant: (N, T, evaluations, L_fixed (R,))}."""
+                    note: str = "", dataset: str = "pima") -> list[dict]:
+    """Claim rows for one family on one dataset ("pima": ids without suffix; else ids ending in -<dataset>).
+    stop: `StopResult`; slope: `skl_slope`'s (slope, points, γ ratio); kl_epochs (E,): KL of every epoch's
+    average; fixed {variant: (N, T, evaluations, L_fixed (R,))}."""
+    name = DATASET_NAMES.get(dataset, dataset)
+    rows = _rows(fam, label, stop, slope, kl_epochs, fixed, w_min=w_min, k_max=k_max, note=note, data_name=name)
+    if dataset != "pima":
+        rows = [dict(r, id=f"{r['id']}-{dataset}", paper=r["paper"] if name in r["paper"] else f"{r['paper']} ({name})")
+                for r in rows]
+    return rows
+
+
+def _rows(fam, label, stop, slope, kl_epochs, fixed, *, w_min, k_max, note, data_name):
     rows = []
     fired = stop.stop_epoch is not None
     full_budget = w_min >= 200 and k_max >= 5000
-    rows.append(dict(id=f"stop-fires-{fam}", source=SOURCE, paper=f"RABVI's rule stops {label} on Pima",
+    rows.append(dict(id=f"stop-fires-{fam}", source=SOURCE, paper=f"RABVI's rule stops {label} on {data_name}",
                      measured=(f"stopped at epoch {stop.stop_epoch} (γ = {stop.result.epochs[stop.stop_epoch].gamma:g}), "
                                f"{stop.iterations} iterations, {stop.evaluations:.3g} evaluations") if fired else
                      f"did not fire in {stop.result.iterations} iterations ({len(stop.result.epochs)} epochs)",

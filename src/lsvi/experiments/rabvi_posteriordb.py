@@ -8,7 +8,11 @@ The reference never involves the VI methods under test. The two errors of Figs 2
 
     relative mean error  ‖(μ − μ̂)/σ‖₂,      relative sd error  ‖(σ − σ̂)/σ‖₂,
 
-with μ̂, σ̂ the mean and marginal sds of q_λ (`relative_errors`).
+with μ̂, σ̂ the mean and marginal sds of q_λ (`relative_errors`). Fig. C.14 measures the same RABVI runs in
+MMD²(q_λ, π) (`mmd_path`, `approximation_metrics.mmd_squared`): a fixed number of draws of q_λ at each epoch
+average against as many reference draws kept by the reference (a random subset), coordinates divided by σ and a
+Gaussian kernel whose width is the median heuristic on the reference subset (the paper gives no width); a second,
+disjoint reference subset gives the MMD² an exact sampler would show (`mmd_floor`).
 
 Methods (`study_posterior`), each from λ⁽⁰⁾ = 0 (mean 0, unit sds):
 
@@ -52,37 +56,55 @@ from lsvi.experiments.rabvi_gaussian import run_schedule, schedule
 
 
 class UReference(NamedTuple):
-    """Reference mean and sd (d,) of the posterior on the unconstrained space, and where they come from."""
+    """Reference mean and sd (d,) of the posterior on the unconstrained space, and where they come from; for the
+    MMD (Fig. C.14): ``draws`` (S', d), a random subset of the reference draws, ``holdout`` (S'', d), another one
+    disjoint from it (the MMD² an exact sampler shows: the estimator's noise floor), and the kernel width
+    ``bandwidth`` (`approximation_metrics.median_bandwidth` on ``draws``). None / NaN when not kept."""
 
     mean: np.ndarray
     sd: np.ndarray
     source: str
+    draws: np.ndarray | None = None
+    holdout: np.ndarray | None = None
+    bandwidth: float = np.nan
 
 
-def unconstrained_reference(model: pm.Model) -> UReference:
-    """posteriordb's reference draws (S, p) mapped to the unconstrained space (S, d): their mean and sd.
+def _with_draws(mean, sd, source, u, max_draws: int, seed: int) -> UReference:
+    """``u`` (S, d) reference draws: keep two disjoint random subsets of at most ``max_draws`` each (0: none)."""
+    if max_draws <= 0:
+        return UReference(mean, sd, source)
+    perm = np.random.default_rng(seed).permutation(u.shape[0])
+    n = min(max_draws, u.shape[0] // 2)
+    draws, holdout = u[perm[:n]], u[perm[n:2 * n]]
+    return UReference(mean, sd, source, draws, holdout, metrics.median_bandwidth(draws, sd, max_points=n))
+
+
+def unconstrained_reference(model: pm.Model, max_draws: int = 0, seed: int = 0) -> UReference:
+    """posteriordb's reference draws (S, p) mapped to the unconstrained space (S, d): their mean and sd, and
+    (``max_draws`` > 0) two disjoint random subsets of them for the MMD (`UReference`).
     Raises `LookupError` for the posteriors without reference draws (dogs, dogs_log; diamonds and mcycle_gp,
     whose committed references are constrained summary statistics only)."""
     ref = pdb.load_reference(model.name)
     u = np.asarray(jax.vmap(model.unconstrain)(jnp.asarray(ref.flat)))
-    return UReference(u.mean(0), u.std(0, ddof=1), f"posteriordb draws ({ref.flat.shape[0]})")
+    return _with_draws(u.mean(0), u.std(0, ddof=1), f"posteriordb draws ({ref.flat.shape[0]})", u, max_draws, seed)
 
 
 def nuts_reference(model: pm.Model, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000,
-                   seed: int = 0) -> UReference:
+                   seed: int = 0, max_draws: int = 0) -> UReference:
     """Blackjax NUTS on the unconstrained space (the paper: Stan's dynamic HMC, 4 chains x 50,000) where
     posteriordb has no reference (`posteriordb_models.sample_nuts`, the translation check's sampler)."""
     pos, res = pm.sample_nuts(model, num_chains, num_warmup, num_draws, seed)
     u = np.asarray(pos).reshape(-1, model.dim)
-    return UReference(u.mean(0), u.std(0, ddof=1),
-                      f"Blackjax NUTS {num_chains} x ({num_warmup} + {num_draws}), R̂ max {res.rhat_max:.3f}")
+    return _with_draws(u.mean(0), u.std(0, ddof=1),
+                       f"Blackjax NUTS {num_chains} x ({num_warmup} + {num_draws}), R̂ max {res.rhat_max:.3f}", u,
+                       max_draws, seed)
 
 
-def reference_for(model: pm.Model, nuts_draws: int = 1000, seed: int = 0) -> UReference:
+def reference_for(model: pm.Model, nuts_draws: int = 1000, seed: int = 0, max_draws: int = 0) -> UReference:
     """posteriordb's draws where they exist, else a NUTS reference of ``nuts_draws`` draws per chain."""
     if pdb.has_reference_draws(model.name):
-        return unconstrained_reference(model)
-    return nuts_reference(model, num_warmup=nuts_draws, num_draws=nuts_draws, seed=seed)
+        return unconstrained_reference(model, max_draws, seed)
+    return nuts_reference(model, num_warmup=nuts_draws, num_draws=nuts_draws, seed=seed, max_draws=max_draws)
 
 
 def relative_errors(family: families.Family, lams, ref: UReference) -> tuple[np.ndarray, np.ndarray]:
@@ -92,9 +114,28 @@ def relative_errors(family: families.Family, lams, ref: UReference) -> tuple[np.
     return metrics.relative_errors(m, jnp.sqrt(jnp.diagonal(cov, axis1=1, axis2=2)), ref.mean, ref.sd)
 
 
+def mmd_path(family: families.Family, lams, ref: UReference, key, num_draws: int) -> np.ndarray:
+    """MMD²(q_λ, π) (`approximation_metrics.mmd_squared`) of each λ in ``lams`` (J, P) -> (J,): ``num_draws`` draws
+    of q_λ against ``ref.draws``, coordinates divided by ``ref.sd``, kernel width ``ref.bandwidth``. The same
+    standard normal z (num_draws, d) serves every λ (common random numbers: the path's changes are q_λ's)."""
+    z = jax.random.normal(key, (num_draws, family.dim))
+    lams = jnp.atleast_2d(jnp.asarray(lams, float))
+    n = max(num_draws, ref.draws.shape[0])
+    return np.array([metrics.mmd_squared(family.sample(lam, z), ref.draws, ref.sd, ref.bandwidth, max_points=n)
+                     for lam in lams])
+
+
+def mmd_floor(ref: UReference, num_draws: int) -> float:
+    """MMD² of ``num_draws`` held-out reference draws against ``ref.draws``: what an exact sampler would show
+    (the unbiased estimator's noise level at this number of draws)."""
+    n = max(num_draws, ref.draws.shape[0])
+    return metrics.mmd_squared(ref.holdout[:num_draws], ref.draws, ref.sd, ref.bandwidth, max_points=n)
+
+
 class Curve(NamedTuple):
     """A method's accuracy path: ``iterations`` (J,), errors (J,), and its stopping point (``stop`` iterations,
-    None when it has no rule or the rule never fired; the errors there)."""
+    None when it has no rule or the rule never fired; the errors there). ``mmd`` (J,): MMD²(q, π) along the
+    path (RABVI curves with ``mmd_draws`` > 0, else None) and ``stop_mmd`` its value at the stopping point."""
 
     label: str
     iterations: np.ndarray
@@ -103,17 +144,20 @@ class Curve(NamedTuple):
     stop: int | None
     stop_mean_err: float
     stop_sd_err: float
+    mmd: np.ndarray | None = None
+    stop_mmd: float = np.nan
 
 
 def rabvi_curve(label, bbvi, family, lam0, key, ref, *, k_max: int, xi: float = 0.1, tau: float = 1.0,
                 gamma0: float = 0.3, regression=rabvi.wls_skl_regression, fix_kappa: bool = True,
-                warm_start=None) -> Curve:
+                warm_start=None, mmd_draws: int = 0) -> Curve:
     """RABVI with the rule off (τ = ∞) up to ``k_max`` iterations in all; the epoch averages λ̄_t at their
     cumulative iterations and the point where the rule with ``tau`` fires.
 
     ``warm_start`` (a `BBVI` with RMSProp, or None): Section 7.2's initialisation "using RMSProp for the initial
     learning rate only", done as one FASO run (RMSProp, γ₀, ε = ξ, at most k_max/2 iterations) from λ⁽⁰⁾ whose
-    average starts RABVI; its iterations count in the curve (first point)."""
+    average starts RABVI; its iterations count in the curve (first point). ``mmd_draws`` > 0: also the MMD² of
+    every point (`mmd_path`, needs ``ref.draws``)."""
     its0, pts = 0, []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -126,12 +170,15 @@ def rabvi_curve(label, bbvi, family, lam0, key, ref, *, k_max: int, xi: float = 
                           regression=regression, fix_kappa=fix_kappa)
     its = its0 + np.cumsum([e.iterations for e in res.epochs])
     its = np.concatenate([[its0], its]) if pts else its
-    me, se = relative_errors(family, np.stack(pts + [e.position for e in res.epochs]), ref)
+    lams = np.stack(pts + [e.position for e in res.epochs])
+    me, se = relative_errors(family, lams, ref)
+    mmd = mmd_path(family, lams, ref, jax.random.fold_in(key, 5), mmd_draws) if mmd_draws > 0 else None
     t = rabvi.stop_epoch(res.epochs, tau)
     if t is None:
-        return Curve(label, its, me, se, None, np.nan, np.nan)
+        return Curve(label, its, me, se, None, np.nan, np.nan, mmd)
     j = t + len(pts)
-    return Curve(label, its, me, se, int(its[j]), float(me[j]), float(se[j]))
+    return Curve(label, its, me, se, int(its[j]), float(me[j]), float(se[j]), mmd,
+                 float(mmd[j]) if mmd is not None else np.nan)
 
 
 def faso_curve(label, bbvi, family, lam0, key, ref, *, gamma: float, num_steps: int, eps: float = 0.1,
@@ -166,13 +213,15 @@ SGD_GAMMA0 = {"nes2000-nes": 0.001}  # Fig. 2's caption: a smaller initial rate 
 def study_posterior(name: str, *, num_steps: int, k_max: int, baselines=("Adam", "Adam-ED", "Adam-C"),
                     rabvi_families=("meanfield",), xis=(0.1,), faso_gamma: float | None = 0.01, num_samples: int = 10,
                     seed: int = 0, regression=rabvi.wls_skl_regression, nuts_draws: int = 1000,
-                    warm_start: bool = True) -> dict:
+                    warm_start: bool = True, mmd_draws: int = 0) -> dict:
     """Every curve of Figs 2, 8, 9 for posterior ``name``: RABVI (avgAdam) for each family in ``rabvi_families``
     and accuracy threshold in ``xis`` (rule off up to ``k_max``, trigger recorded), FASO (mean field, avgAdam,
     γ = ``faso_gamma``; None: not run) and each baseline (keys of `BASELINES`, mean field) for ``num_steps``.
-    Returns {"name", "short", "dim", "reference" (`UReference`), "curves": {label: `Curve`}}."""
+    ``mmd_draws`` > 0: the RABVI curves also carry MMD² (Fig. C.14) from that many draws of q against as many
+    reference draws, and "mmd_floor" is the MMD² of as many held-out reference draws (`mmd_floor`).
+    Returns {"name", "short", "dim", "reference" (`UReference`), "curves": {label: `Curve`}, "mmd_floor"}."""
     model = pm.build(name)
-    ref = reference_for(model, nuts_draws=nuts_draws, seed=seed)
+    ref = reference_for(model, nuts_draws=nuts_draws, seed=seed, max_draws=mmd_draws)
     d = model.dim
     key = jax.random.PRNGKey(seed)
     curves, built = {}, {}
@@ -184,7 +233,7 @@ def study_posterior(name: str, *, num_steps: int, k_max: int, baselines=("Adam",
             label = f"RABVI {'MF' if fname == 'meanfield' else 'FR'}" + (f" ξ={xi:g}" if len(xis) > 1 else "")
             k_xi = jax.random.fold_in(key, 1000 + i) if len(xis) > 1 else key
             curves[label] = rabvi_curve(label, bb, fam, jnp.zeros(fam.num_params), k_xi, ref, k_max=k_max, xi=xi,
-                                        regression=regression, warm_start=warm)
+                                        regression=regression, warm_start=warm, mmd_draws=mmd_draws)
     mf = families.meanfield(d)
     lam0 = jnp.zeros(2 * d)
     if faso_gamma is not None:
@@ -199,7 +248,9 @@ def study_posterior(name: str, *, num_steps: int, k_max: int, baselines=("Adam",
         lbl = f"{label} (γ₀={g0:g})" if label == "SGD-ED" else label
         curves[lbl] = baseline_curve(lbl, bb, mf, lam0, jax.random.fold_in(key, i + 1), ref,
                                      schedule(kind, num_steps, gamma=g0, gamma_max=g0))
-    return {"name": model.name, "short": pdb.posterior(name).short, "dim": d, "reference": ref, "curves": curves}
+    floor = mmd_floor(ref, mmd_draws) if mmd_draws > 0 else np.nan
+    return {"name": model.name, "short": pdb.posterior(name).short, "dim": d, "reference": ref, "curves": curves,
+            "mmd_floor": floor}
 
 
 def at_iteration(curve: Curve, k: int) -> tuple[float, float]:
@@ -218,5 +269,7 @@ def summary_table(studies: dict):
             rows.append({"posterior": s["short"], "d": s["dim"], "method": c.label, "stop": c.stop,
                          "stop_mean_err": c.stop_mean_err, "stop_sd_err": c.stop_sd_err,
                          "final_iterations": int(c.iterations[-1]), "final_mean_err": float(c.mean_err[-1]),
-                         "final_sd_err": float(c.sd_err[-1]), "reference": s["reference"].source})
+                         "final_sd_err": float(c.sd_err[-1]), "stop_mmd2": c.stop_mmd,
+                         "final_mmd2": float(c.mmd[-1]) if c.mmd is not None else np.nan,
+                         "reference": s["reference"].source})
     return pd.DataFrame(rows)

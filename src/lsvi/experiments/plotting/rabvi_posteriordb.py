@@ -1,4 +1,4 @@
-"""Figures of notebook 42_rabvi_posteriordb (RABVI paper, Welandawe et al., Section 7.2: Figs 2, 8, 9)."""
+"""Figures of notebook 42_rabvi_posteriordb (RABVI paper, Welandawe et al., Section 7.2: Figs 2, 8, 9, C.14)."""
 from __future__ import annotations
 
 import matplotlib.pyplot as plt
@@ -21,15 +21,17 @@ def _style(label: str, xi_rank: int):
             "color": color}
 
 
-def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | None = None):
+def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | None = None, mmd: bool = False):
     """Figs 2 / 8 / 9: per posterior (columns), the relative mean error ‖(μ − μ̂)/σ‖₂ (top) and relative sd error
     ‖(σ − σ̂)/σ‖₂ (bottom) vs iterations for every method (`rabvi_posteriordb.Curve`), log–log, one colour per
     method in every panel. RABVI: the average at the end of each learning rate (circles); a method's stopping
     point: dotted vertical line of its colour and a red dot (RABVI: where the rule RSKL·RI > τ fires; its curve
     continues with the rule off). Errors are drawn clipped to [1e-4, 1e3]. ``methods``: labels to draw (default
-    all); ``skip``: leave out the labels starting with it."""
+    all); ``skip``: leave out the labels starting with it. ``mmd``: a third row, Fig. C.14's MMD² (curves that
+    carry one), with the study's "mmd_floor" (|MMD²| of held-out reference draws) as a grey line."""
     n = len(studies)
-    fig, axes = plt.subplots(2, n, figsize=(4.0 * n + 0.5, 6.4), squeeze=False)
+    nrows = 3 if mmd else 2
+    fig, axes = plt.subplots(nrows, n, figsize=(4.0 * n + 0.5, 3.2 * nrows), squeeze=False)
     for j, s in enumerate(studies.values()):
         xi_rank = 0
         for lab, c in s["curves"].items():
@@ -37,18 +39,28 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
                 continue
             st = _style(lab, xi_rank)
             xi_rank += "ξ=" in lab
-            for row, err, stop_err in ((0, c.mean_err, c.stop_mean_err), (1, c.sd_err, c.stop_sd_err)):
+            rows = [(0, c.mean_err, c.stop_mean_err), (1, c.sd_err, c.stop_sd_err)]
+            if mmd and c.mmd is not None:
+                rows.append((2, c.mmd, c.stop_mmd))
+            for row, err, stop_err in rows:
                 ax = axes[row, j]
                 ax.loglog(c.iterations, np.clip(err, *CLIP), label=lab, **st)
                 if c.stop is not None:
                     ax.axvline(c.stop, color=st["color"], lw=0.8, ls=":")
                     ax.loglog([c.stop], [np.clip(stop_err, *CLIP)], "o", color="red", ms=6, zorder=5)
         axes[0, j].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
-        axes[1, j].set(xlabel="iterations", ylabel="relative sd error")
+        axes[1, j].set(xlabel="" if mmd else "iterations", ylabel="relative sd error")
+        if mmd:
+            floor = s.get("mmd_floor", np.nan)
+            if np.isfinite(floor):
+                axes[2, j].axhline(np.clip(abs(floor), *CLIP), color="0.5", lw=1, ls="--",
+                                   label="|MMD²| of held-out reference draws")
+                axes[2, j].legend(fontsize=7)
+            axes[2, j].set(xlabel="iterations", ylabel="MMD² (Fig. C.14)")
         for ax in axes[:, j]:
             ax.xaxis.set_minor_formatter(NullFormatter())  # overlapping 3x10^3, 4x10^3 ... otherwise
         axes[0, j].legend(fontsize=7)
     if title:
-        fig.suptitle(title + " — red dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
+        fig.suptitle(title + "\nred dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
     fig.tight_layout()
     return fig
