@@ -11,31 +11,42 @@ ROWS = (("mean_err", "relative mean error", "log"), ("sd_err", "relative sd erro
 
 def equal_cost_bars(table, title: str = ""):
     """Fig. 10 (top: relative mean error, then relative sd error) with C.17's MMD² and C.18's under-coverage as
-    the two lower rows: per posterior (x), one bar per method at the common cost C* (`comparison_table`). Bars of a
-    method with no point by C* are hatched."""
+    the two lower rows: per posterior (x), one marker (log rows) or bar (MMD², under-coverage, from 0) per method at
+    the common cost C* (`comparison_table`). A method with no point by C* shows its first point: open marker /
+    hatched bar."""
     posts = list(dict.fromkeys(table["posterior"]))
     methods = [m for m in COLORS if m in set(table["method"])]
-    fig, axes = plt.subplots(len(ROWS), 1, figsize=(max(5.0, 1.3 * len(posts) + 3.0), 10.5), sharex=True)
+    fig, axes = plt.subplots(len(ROWS), 1, figsize=(max(5.5, 1.4 * len(posts) + 3.0), 10.5), sharex=True)
     w = 0.8 / len(methods)
     x = np.arange(len(posts))
     for ax, (col, ylabel, yscale) in zip(axes, ROWS):
         for i, m in enumerate(methods):
             t = table[table["method"] == m].set_index("posterior").reindex(posts)
-            v = t[col].to_numpy(float)
-            bars = ax.bar(x + (i - (len(methods) - 1) / 2) * w, v, w, color=COLORS[m], label=m)
-            for b, early in zip(bars, t["before_first"].fillna(False)):
-                if early:
-                    b.set_hatch("//")
+            v, early = t[col].to_numpy(float), t["before_first"].fillna(False).to_numpy(bool)
+            xi = x + (i - (len(methods) - 1) / 2) * w
+            if yscale == "log":
+                ax.plot(xi[~early], v[~early], "o", ms=8, color=COLORS[m], label=m)
+                ax.plot(xi[early], v[early], "o", ms=8, mfc="none", color=COLORS[m])
+            else:
+                bars = ax.bar(xi, v, w, color=COLORS[m], label=m)
+                for b, e in zip(bars, early):
+                    if e:
+                        b.set_hatch("//")
+                        b.set_alpha(0.5)
         if yscale == "symlog":
             ax.set_yscale("symlog", linthresh=1e-4)
+            ax.axhline(0.0, color="k", lw=0.6)
         else:
             ax.set_yscale(yscale)
         ax.set_ylabel(ylabel)
         ax.grid(axis="y", alpha=0.3)
+        for xb in x[:-1] + 0.5:
+            ax.axvline(xb, color="0.85", lw=0.8)
     costs = table.groupby("posterior", sort=False)["cost"].first().reindex(posts)
     axes[-1].set_xticks(x, [f"{p}\nC* = {c:,.0f}" for p, c in zip(posts, costs)], fontsize=8)
     axes[0].legend(fontsize=8, ncol=len(methods))
-    fig.suptitle(title or "Fig. 10 / C.17 / C.18: errors at equal cost C* (likelihood evaluations)", fontsize=10)
+    fig.suptitle(title or "Fig. 10 / C.17 / C.18: errors at equal cost C* (likelihood evaluations)\n"
+                 "open marker / hatched bar: the method's first point, made after C*", fontsize=10)
     fig.tight_layout()
     return fig
 
@@ -49,7 +60,7 @@ def cost_curves(studies: dict, title: str = ""):
     for j, s in enumerate(studies.values()):
         for lab, p in s["paths"].items():
             st = {"color": COLORS.get(lab, "k"), "lw": 1.8 if lab.startswith("RABVI") else 1.3,
-                  "marker": "o" if lab.startswith("RABVI") else None, "ms": 3}
+                  "marker": "o" if lab.startswith("RABVI") else ("s" if lab == "FASO flow" else None), "ms": 3}
             for row, err in ((0, p.mean_err), (1, p.sd_err)):
                 ax = axes[row, j]
                 ax.loglog(p.cost, np.clip(err, 1e-4, 1e3), label=lab, **st)
