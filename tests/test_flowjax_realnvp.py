@@ -29,6 +29,16 @@ def test_log_density_of_samples_matches_flowjax_inverse_pass():
     assert flow.family.num_params == flow.init.size and flow.family.entropy is None
 
 
+@pytest.mark.parametrize("d", [3, 7, 10])
+def test_every_coordinate_is_transformed(d):
+    flow = fr.realnvp(d, jax.random.PRNGKey(98))
+    lam = flow.init + 0.3 * jax.random.normal(jax.random.PRNGKey(5), flow.init.shape)
+    z = jax.random.normal(jax.random.PRNGKey(1), (100, d))
+    theta = np.asarray(jax.jit(flow.family.sample)(lam, z))
+    for i in range(d):  # no output coordinate is a base coordinate passed through
+        assert not any(np.allclose(theta[:, i], z[:, j]) for j in range(d))
+
+
 def test_paper_architecture_size():
     # 3 coupling layers on d = 3: conditioner 1 -> 8 -> 8 -> 2 x 2 (loc, scale of the 2 transformed coordinates)
     flow = fr.realnvp(3, jax.random.PRNGKey(0))

@@ -4,7 +4,11 @@ The RABVI paper runs FASO with "real-NVP flow with 2 hidden layers, 8 hidden uni
 (Dinh, Sohl-Dickstein & Bengio 2017). Here the flow is flowjax's `coupling_flow` with its default affine
 transformer (θ_B = x_B ⊙ s(x_A) + t(x_A), s = softplus(·) + 0.01) on a standard normal base N(0, I_d):
 ``flow_layers`` = 3 coupling layers, each followed by a random permutation (flowjax's default), each
-conditioner an MLP of depth ``nn_depth`` = 2 hidden layers of width ``nn_width`` = 8 (ReLU).
+conditioner an MLP of depth ``nn_depth`` = 2 hidden layers of width ``nn_width`` = 8 (ReLU). The permutation after
+each layer is the reversal of the coordinates (``alternate``, as Real NVP's alternating masks) instead of flowjax's
+random one: with 3 layers a random permutation can leave a coordinate untransformed in all of them (it happened for
+d = 10, 8schools_nc: two coordinates of q stayed N(0, 1)); with the reversal every coordinate is transformed
+within two layers.
 
 Its trainable arrays (`eqx.partition` by `eqx.is_inexact_array`, paramax's `NonTrainable` nodes kept static) are
 ravelled into one vector λ (`jax.flatten_util.ravel_pytree`), so FASO's diagnostics (R̂, ESS, MCSE per
@@ -31,6 +35,7 @@ import equinox as eqx
 import jax
 import jax.numpy as jnp
 import paramax
+from flowjax.bijections import Permute
 from flowjax.distributions import StandardNormal
 from flowjax.flows import coupling_flow
 from jax.flatten_util import ravel_pytree
@@ -51,12 +56,17 @@ def _is_static_leaf(x) -> bool:
 
 
 def realnvp(d: int, key, flow_layers: int = 3, nn_width: int = 8, nn_depth: int = 2,
-            zero_init: bool = True) -> FlowFamily:
+            zero_init: bool = True, alternate: bool = True) -> FlowFamily:
     """Real NVP on R^d (d ≥ 2): flowjax `coupling_flow` with an affine transformer, as a flat-λ family."""
     if d < 2:
         raise ValueError("a coupling flow needs d >= 2")
     flow = coupling_flow(key, base_dist=StandardNormal((d,)), flow_layers=flow_layers, nn_width=nn_width,
                          nn_depth=nn_depth, invert=False)
+    if alternate and d > 2:  # d = 2: flowjax already alternates (Flip)
+        perm = lambda f: f.bijection.bijection.bijections[1]  # noqa: E731  (stacked over the layers)
+        assert isinstance(perm(flow), Permute)
+        rev = tuple(jnp.broadcast_to(jnp.arange(d)[::-1], a.shape) for a in perm(flow).permutation)
+        flow = eqx.tree_at(lambda f: (perm(f).permutation, perm(f).inverse_permutation), flow, (rev, rev))
     if zero_init:
         last = lambda f: f.bijection.bijection.bijections[0].conditioner.layers[-1]  # noqa: E731
         layer = last(flow)
