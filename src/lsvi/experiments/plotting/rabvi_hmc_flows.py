@@ -44,10 +44,11 @@ def equal_cost_bars(table, title: str = ""):
             ax.axvline(xb, color="0.85", lw=0.8)
     costs = table.groupby("posterior", sort=False)["cost"].first().reindex(posts)
     axes[-1].set_xticks(x, [f"{p}\nC* = {c:,.0f}" for p, c in zip(posts, costs)], fontsize=8)
-    axes[0].legend(fontsize=8, ncol=len(methods))
+    handles, labels = axes[0].get_legend_handles_labels()
     fig.suptitle(title or "Fig. 10 / C.17 / C.18: errors at equal cost C* (likelihood evaluations)\n"
                  "open marker / hatched bar: the method's first point, made after C*", fontsize=10)
-    fig.tight_layout()
+    fig.tight_layout(rect=(0, 0, 1, 0.93))
+    fig.legend(handles, labels, loc="upper center", ncol=len(methods), fontsize=8, bbox_to_anchor=(0.5, 0.945))
     return fig
 
 
