@@ -14,6 +14,9 @@ step-size adaptation (Stan's ``adapt_delta``; Blackjax's default 0.8): posterior
 GP length scales (posteriordb's mcycle_gp reference used 0.999) need a value close to 1. The number
 of gradient evaluations of the sampling phase (leapfrog steps, Blackjax's ``num_integration_steps``)
 is counted so that samplers and VI can be compared at equal cost (RABVI, Section 7.2, Fig. 10).
+`path` runs one chain and returns every iteration, warmup included, with the cumulative number of
+gradient evaluations after each (the per-step ``num_integration_steps`` of the warmup's and of the
+sampling phase's infos), so that a running estimate can be read at any cost (Figs 10, C.15-C.18).
 
 References
 ----------
@@ -84,3 +87,45 @@ def sample(logdensity, d: int, num_chains: int = 4, num_warmup: int = 1000, num_
     return NUTSResult(pos, flat.mean(0), flat.std(0, ddof=1), float(summ["r_hat"].max()),
                       float(summ["ess_bulk"].min()), float(summ["ess_tail"].min()), float(np.mean(acc)),
                       int(np.sum(div)), wall, int(np.sum(steps)))
+
+
+class ChainPath(NamedTuple):
+    """One chain, every iteration: ``positions`` (num_warmup + num_draws, d), warmup first; ``cost`` (same length)
+    the cumulative gradient evaluations (leapfrog steps) after each iteration, warmup included; ``num_warmup``;
+    ``step_size`` adapted; ``acceptance`` (mean, sampling phase); ``divergences`` (sampling phase)."""
+
+    positions: np.ndarray
+    cost: np.ndarray
+    num_warmup: int
+    step_size: float
+    acceptance: float
+    divergences: int
+
+
+@partial(jax.jit, static_argnames=("logdensity", "num_warmup", "num_draws"))
+def _chain_path(key, logdensity, position, num_warmup: int, num_draws: int, target_accept: float = 0.8):
+    kw, ks = jax.random.split(key)  # as `_chain`: the same warmup and draws
+    warmup = blackjax.window_adaptation(blackjax.nuts, logdensity, target_acceptance_rate=target_accept)
+    (state, params), winfo = warmup.run(kw, position, num_steps=num_warmup)
+    kernel = blackjax.nuts(logdensity, **params).step
+
+    def body(s, k):
+        s, info = kernel(k, s)
+        return s, (s.position, info.acceptance_rate, info.is_divergent, info.num_integration_steps)
+
+    _, (pos, acc, div, steps) = jax.lax.scan(body, state, jax.random.split(ks, num_draws))
+    return (winfo.state.position, winfo.info.num_integration_steps, pos, steps, acc, div, params["step_size"])
+
+
+def path(logdensity, d: int, num_warmup: int = 1000, num_draws: int = 1000, seed: int = 0,
+         target_accept: float = 0.8) -> ChainPath:
+    """One NUTS chain (the start and keys of ``sample(..., num_chains=1)``: its draws are ``sample``'s) with every
+    warmup and sampling iteration and the cumulative gradient evaluations after each."""
+    key = jax.random.PRNGKey(seed)
+    k0, kc = jax.random.split(key)
+    init = 2.0 * jax.random.normal(k0, (1, d), jnp.float64)[0]
+    wpos, wsteps, pos, steps, acc, div, eps = _chain_path(jax.random.split(kc, 1)[0], logdensity, init,
+                                                          num_warmup, num_draws, target_accept)
+    positions = np.concatenate([np.asarray(wpos), np.asarray(pos)])
+    cost = np.cumsum(np.concatenate([np.asarray(wsteps), np.asarray(steps)]).astype(np.int64))
+    return ChainPath(positions, cost, num_warmup, float(eps), float(np.mean(acc)), int(np.sum(div)))

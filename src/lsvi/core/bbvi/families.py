@@ -8,6 +8,9 @@ component) apply to it as to a Markov chain:
   stored as its logarithm: q_λ = N(m, L Lᵀ).
 
 `sample(λ, z)` is the reparameterisation θ = μ + L z (z (M, d) -> (M, d)); `entropy(λ)` is exact.
+A family without a closed-form entropy (a normalising flow, `lsvi.baselines.flowjax_realnvp`) sets ``entropy``,
+``mean_cov`` and ``init`` to None and gives ``sample_and_log_density(λ, z) -> (θ (M, d), log q_λ(θ) (M,))`` instead:
+the ELBO is then estimated by −M⁻¹ Σ_m [log π(θ_m) − log q_λ(θ_m)] (`lsvi.core.bbvi.kernel`).
 `skl` is the closed-form symmetrised KL, SKL(η, ζ) = KL(η|ζ) + KL(ζ|η) (`lsvi.core.losses`).
 
 References
@@ -25,15 +28,16 @@ from lsvi.core.losses import kl_gaussian_symmetric
 
 
 class Family(NamedTuple):
-    """A reparameterisable Gaussian family on R^d with flat parameter of size `num_params`."""
+    """A reparameterisable family on R^d with flat parameter of size `num_params` (Gaussian: exact entropy)."""
 
     name: str
     dim: int
     num_params: int
     sample: Callable  # (λ (P,), z (M, d)) -> θ (M, d)
-    entropy: Callable  # λ (P,) -> scalar
-    mean_cov: Callable  # λ (P,) -> (m (d,), Σ (d, d))
-    init: Callable  # (m (d,), Σ (d, d)) -> λ (P,): the member with these moments (Σ diagonal used for MF)
+    entropy: Callable | None  # λ (P,) -> scalar; None: no closed form (use sample_and_log_density)
+    mean_cov: Callable | None  # λ (P,) -> (m (d,), Σ (d, d))
+    init: Callable | None  # (m (d,), Σ (d, d)) -> λ (P,): the member with these moments (Σ diagonal used for MF)
+    sample_and_log_density: Callable | None = None  # (λ (P,), z (M, d)) -> (θ (M, d), log q_λ(θ) (M,))
 
 
 def meanfield(d: int) -> Family:

@@ -3,7 +3,9 @@ for the reparameterisation gradient of −ELBO (eq. 3) estimated with M draws,
 
     ĝ(λ) = ∇_λ [ −M^{-1} Σ_m log π(μ_λ + L_λ z_m) − H(q_λ) ],   z_m ~ N(0, I_d),
 
-(exact entropy H). Blackjax shape: `init(λ) -> State`, `step(key, state, step_size) -> (State, Info)`,
+(exact entropy H). A family without a closed-form entropy (``family.entropy`` None, e.g. a normalising flow)
+uses its ``sample_and_log_density`` (θ_m = T_λ(z_m) and log q_λ(θ_m)) and the estimate
+−M^{-1} Σ_m [log π(θ_m) − log q_λ(θ_m)] of −ELBO instead. Blackjax shape: `init(λ) -> State`, `step(key, state, step_size) -> (State, Info)`,
 the learning rate γ an argument of the step; `run(key, state, step_size, num_steps)` scans it and
 returns every iterate (the trace FASO diagnoses). `step` and `run` are jitted (`num_steps` static).
 
@@ -46,8 +48,13 @@ def build(family: Family, log_target: Callable, optimizer: optax.GradientTransfo
     """`log_target` θ (d,) -> scalar (unnormalised log π); `num_samples` = M (default 10)."""
     logp = jax.vmap(log_target)
 
-    def neg_elbo(lam, z):
-        return -jnp.mean(logp(family.sample(lam, z))) - family.entropy(lam)
+    if family.entropy is not None:
+        def neg_elbo(lam, z):
+            return -jnp.mean(logp(family.sample(lam, z))) - family.entropy(lam)
+    else:
+        def neg_elbo(lam, z):
+            theta, logq = family.sample_and_log_density(lam, z)
+            return -jnp.mean(logp(theta) - logq)
 
     grad = jax.value_and_grad(neg_elbo)
 
