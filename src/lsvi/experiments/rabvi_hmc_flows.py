@@ -9,8 +9,8 @@ ran Stan's dynamic HMC, 1 chain, 5,000 warmup + 20,000 iterations; here Blackjax
 Methods (`study`), from the same start as notebook 42 (λ⁽⁰⁾: q = N(0, I)):
 
 * RABVI MF / FR: Algorithm 2 with its rule off up to ``k_max`` and the trigger (τ = 1) recorded, exactly the run of
-  `lsvi.experiments.rabvi_posteriordb.rabvi_curve` (same keys, warm start, regression), whose epoch averages λ̄_t
-  are kept here (`rabvi_path`) so that draws from q_{λ̄_t} can be taken;
+  `lsvi.experiments.rabvi_posteriordb.rabvi_curve` (its `rabvi_averages`: same keys, warm start, regression),
+  whose epoch averages λ̄_t give the draws from q_{λ̄_t};
 * FASO-flow: Algorithm 1 (avgAdam, γ = 0.01, ε = 0.1, as FASO in Fig. 8) on the real NVP family of
   `lsvi.baselines.flowjax_realnvp` (3 coupling layers, 2 hidden layers of 8 units), budget ``flow_k_max``; its path is
   the trailing-20 % iterate average every ``every`` iterations (as `faso_curve`), and the average FASO returns;
@@ -43,10 +43,11 @@ import jax.numpy as jnp
 import numpy as np
 
 from lsvi.baselines import flowjax_realnvp, nuts
-from lsvi.core.bbvi import families, faso, kernel, optimizers, rabvi
+from lsvi.core.bbvi import families, faso, kernel, optimizers
 from lsvi.experiments import approximation_metrics as metrics
 from lsvi.experiments import posteriordb as pdb
 from lsvi.experiments import posteriordb_models as pm
+from lsvi.experiments import rabvi_posteriordb as rp
 
 METHODS = ("RABVI MF", "RABVI FR", "FASO flow", "HMC")
 
@@ -120,26 +121,6 @@ def _path(label, cost, errs: list[Errors], stop) -> Path:
     return Path(label, np.asarray(cost, float), e[:, 0], e[:, 1], e[:, 2], e[:, 3], stop)
 
 
-def rabvi_path(bbvi, family, lam0, key, *, k_max: int, warm_start=None, xi: float = 0.1, tau: float = 1.0,
-               gamma0: float = 0.3):
-    """The run of `rabvi_posteriordb.rabvi_curve` (warm start, rule off up to ``k_max``), keeping the averages:
-    (cumulative iterations (J,), λ̄ (J, P), iterations at which the rule with ``tau`` fires or None)."""
-    its0, pts = 0, []
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", RuntimeWarning)
-        if warm_start is not None:
-            fr = faso.faso(warm_start, lam0, gamma0, jax.random.fold_in(key, 7), eps=xi, r=1.0, k_max=k_max // 2,
-                           meanfield_dim=family.dim if family.name == "meanfield" else None)
-            lam0, its0 = fr.position, fr.iterations
-            pts.append(fr.position)
-        res = rabvi.rabvi(bbvi, family, lam0, key, gamma0=gamma0, xi=xi, tau=np.inf, k_max=k_max - its0, r=1.0,
-                          regression=rabvi.wls_skl_regression, fix_kappa=True)
-    its = its0 + np.cumsum([e.iterations for e in res.epochs])
-    its = np.concatenate([[its0], its]) if pts else its
-    t = rabvi.stop_epoch(res.epochs, tau)
-    return its, np.stack(pts + [e.position for e in res.epochs]), (None if t is None else int(its[t + len(pts)]))
-
-
 def flow_path(bbvi, lam0, key, *, gamma: float, k_max: int, eps: float = 0.1, every: int = 200, frac: float = 0.2,
               max_points: int = 15):
     """FASO on the flow: (iterations (J,), trailing-``frac`` averages λ̄ (J, P), iterations at success or None);
@@ -190,7 +171,8 @@ def study(name: str, *, k_max: int, flow_k_max: int, hmc_warmup: int, hmc_draws:
         fam = getattr(families, fname)(d)
         bb = kernel.build(fam, model.logdensity, optimizers.get("avg_adam"), num_samples)
         warm = kernel.build(fam, model.logdensity, optimizers.get("rmsprop"), num_samples)
-        its, lams, trig = rabvi_path(bb, fam, jnp.zeros(fam.num_params), key, k_max=k_max, warm_start=warm)
+        its, lams, j = rp.rabvi_averages(bb, fam, jnp.zeros(fam.num_params), key, k_max=k_max, warm_start=warm)
+        trig = None if j is None else int(its[j])
         label = "RABVI MF" if fname == "meanfield" else "RABVI FR"
         smp = jax.jit(fam.sample)
         paths[label] = _path(label, num_samples * its, [vi_errors(fam, lam, z, ref, smp) for lam in lams],

@@ -148,16 +148,14 @@ class Curve(NamedTuple):
     stop_mmd: float = np.nan
 
 
-def rabvi_curve(label, bbvi, family, lam0, key, ref, *, k_max: int, xi: float = 0.1, tau: float = 1.0,
-                gamma0: float = 0.3, regression=rabvi.wls_skl_regression, fix_kappa: bool = True,
-                warm_start=None, mmd_draws: int = 0) -> Curve:
-    """RABVI with the rule off (τ = ∞) up to ``k_max`` iterations in all; the epoch averages λ̄_t at their
-    cumulative iterations and the point where the rule with ``tau`` fires.
+def rabvi_averages(bbvi, family, lam0, key, *, k_max: int, xi: float = 0.1, tau: float = 1.0, gamma0: float = 0.3,
+                   regression=rabvi.wls_skl_regression, fix_kappa: bool = True, warm_start=None):
+    """RABVI with the rule off (τ = ∞) up to ``k_max`` iterations in all: (cumulative iterations (J,), the averages
+    λ̄ (J, P), the index j of the point where the rule with ``tau`` fires, or None).
 
     ``warm_start`` (a `BBVI` with RMSProp, or None): Section 7.2's initialisation "using RMSProp for the initial
     learning rate only", done as one FASO run (RMSProp, γ₀, ε = ξ, at most k_max/2 iterations) from λ⁽⁰⁾ whose
-    average starts RABVI; its iterations count in the curve (first point). ``mmd_draws`` > 0: also the MMD² of
-    every point (`mmd_path`, needs ``ref.draws``)."""
+    average starts RABVI; its iterations count in the path (first point)."""
     its0, pts = 0, []
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
@@ -170,13 +168,21 @@ def rabvi_curve(label, bbvi, family, lam0, key, ref, *, k_max: int, xi: float = 
                           regression=regression, fix_kappa=fix_kappa)
     its = its0 + np.cumsum([e.iterations for e in res.epochs])
     its = np.concatenate([[its0], its]) if pts else its
-    lams = np.stack(pts + [e.position for e in res.epochs])
+    t = rabvi.stop_epoch(res.epochs, tau)
+    return its, np.stack(pts + [e.position for e in res.epochs]), (None if t is None else t + len(pts))
+
+
+def rabvi_curve(label, bbvi, family, lam0, key, ref, *, k_max: int, xi: float = 0.1, tau: float = 1.0,
+                gamma0: float = 0.3, regression=rabvi.wls_skl_regression, fix_kappa: bool = True,
+                warm_start=None, mmd_draws: int = 0) -> Curve:
+    """The errors of `rabvi_averages`' averages at their cumulative iterations and the point where the rule with
+    ``tau`` fires. ``mmd_draws`` > 0: also the MMD² of every point (`mmd_path`, needs ``ref.draws``)."""
+    its, lams, j = rabvi_averages(bbvi, family, lam0, key, k_max=k_max, xi=xi, tau=tau, gamma0=gamma0,
+                                  regression=regression, fix_kappa=fix_kappa, warm_start=warm_start)
     me, se = relative_errors(family, lams, ref)
     mmd = mmd_path(family, lams, ref, jax.random.fold_in(key, 5), mmd_draws) if mmd_draws > 0 else None
-    t = rabvi.stop_epoch(res.epochs, tau)
-    if t is None:
+    if j is None:
         return Curve(label, its, me, se, None, np.nan, np.nan, mmd)
-    j = t + len(pts)
     return Curve(label, its, me, se, int(its[j]), float(me[j]), float(se[j]), mmd,
                  float(mmd[j]) if mmd is not None else np.nan)
 
