@@ -56,9 +56,11 @@ class NUTSResult(NamedTuple):
 
 @partial(jax.jit, static_argnames=("logdensity", "num_warmup", "num_draws"))
 def _chain(key, logdensity, position, num_warmup: int, num_draws: int, target_accept: float = 0.8):
+    """Stan's window adaptation, then ``num_draws`` NUTS steps: the draws (num_draws, d), their acceptance rates,
+    divergences and leapfrog steps, and the warmup's positions and leapfrog steps and the adapted step size."""
     kw, ks = jax.random.split(key)
     warmup = blackjax.window_adaptation(blackjax.nuts, logdensity, target_acceptance_rate=target_accept)
-    (state, params), _ = warmup.run(kw, position, num_steps=num_warmup)
+    (state, params), winfo = warmup.run(kw, position, num_steps=num_warmup)
     kernel = blackjax.nuts(logdensity, **params).step
 
     def body(s, k):
@@ -66,7 +68,7 @@ def _chain(key, logdensity, position, num_warmup: int, num_draws: int, target_ac
         return s, (s.position, info.acceptance_rate, info.is_divergent, info.num_integration_steps)
 
     _, (pos, acc, div, steps) = jax.lax.scan(body, state, jax.random.split(ks, num_draws))
-    return pos, acc, div, steps
+    return pos, acc, div, steps, winfo.state.position, winfo.info.num_integration_steps, params["step_size"]
 
 
 def sample(logdensity, d: int, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000,
@@ -77,7 +79,7 @@ def sample(logdensity, d: int, num_chains: int = 4, num_warmup: int = 1000, num_
     k0, kc = jax.random.split(key)
     init = 2.0 * jax.random.normal(k0, (num_chains, d), jnp.float64)
     t0 = time.perf_counter()
-    pos, acc, div, steps = jax.vmap(lambda k, x: _chain(k, logdensity, x, num_warmup, num_draws, target_accept))(
+    pos, acc, div, steps, *_ = jax.vmap(lambda k, x: _chain(k, logdensity, x, num_warmup, num_draws, target_accept))(
         jax.random.split(kc, num_chains), init)
     pos = np.asarray(jax.block_until_ready(pos))
     wall = time.perf_counter() - t0
@@ -102,21 +104,6 @@ class ChainPath(NamedTuple):
     divergences: int
 
 
-@partial(jax.jit, static_argnames=("logdensity", "num_warmup", "num_draws"))
-def _chain_path(key, logdensity, position, num_warmup: int, num_draws: int, target_accept: float = 0.8):
-    kw, ks = jax.random.split(key)  # as `_chain`: the same warmup and draws
-    warmup = blackjax.window_adaptation(blackjax.nuts, logdensity, target_acceptance_rate=target_accept)
-    (state, params), winfo = warmup.run(kw, position, num_steps=num_warmup)
-    kernel = blackjax.nuts(logdensity, **params).step
-
-    def body(s, k):
-        s, info = kernel(k, s)
-        return s, (s.position, info.acceptance_rate, info.is_divergent, info.num_integration_steps)
-
-    _, (pos, acc, div, steps) = jax.lax.scan(body, state, jax.random.split(ks, num_draws))
-    return (winfo.state.position, winfo.info.num_integration_steps, pos, steps, acc, div, params["step_size"])
-
-
 def path(logdensity, d: int, num_warmup: int = 1000, num_draws: int = 1000, seed: int = 0,
          target_accept: float = 0.8) -> ChainPath:
     """One NUTS chain (the start and keys of ``sample(..., num_chains=1)``: its draws are ``sample``'s) with every
@@ -124,8 +111,8 @@ def path(logdensity, d: int, num_warmup: int = 1000, num_draws: int = 1000, seed
     key = jax.random.PRNGKey(seed)
     k0, kc = jax.random.split(key)
     init = 2.0 * jax.random.normal(k0, (1, d), jnp.float64)[0]
-    wpos, wsteps, pos, steps, acc, div, eps = _chain_path(jax.random.split(kc, 1)[0], logdensity, init,
-                                                          num_warmup, num_draws, target_accept)
+    pos, acc, div, steps, wpos, wsteps, eps = _chain(jax.random.split(kc, 1)[0], logdensity, init,
+                                                     num_warmup, num_draws, target_accept)
     positions = np.concatenate([np.asarray(wpos), np.asarray(pos)])
     cost = np.cumsum(np.concatenate([np.asarray(wsteps), np.asarray(steps)]).astype(np.int64))
     return ChainPath(positions, cost, num_warmup, float(eps), float(np.mean(acc)), int(np.sum(div)))
