@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
+from matplotlib.ticker import NullFormatter
 
 COLORS = {"RABVI MF": "C0", "RABVI FR": "C2", "FASO flow": "C4", "HMC": "C1"}  # C.15's blue / green / orange
 ROWS = (("mean_err", "relative mean error", "log"), ("sd_err", "relative sd error", "log"),
@@ -70,6 +71,8 @@ def cost_curves(studies: dict, title: str = ""):
         axes[0, j].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
         axes[1, j].set(xlabel="likelihood (gradient) evaluations", ylabel="relative sd error")
         axes[0, j].legend(fontsize=7)
-    fig.suptitle(title or "C.15-C.16: error vs cost; dotted: RABVI trigger, dashed: end of HMC warmup", fontsize=10)
+        for ax in axes[:, j]:  # decade labels only: minor labels overlap when the range spans < 2 decades
+            ax.xaxis.set_minor_formatter(NullFormatter())
+    fig.suptitle(title or "C.15-C.16: error vs cost\ndotted: RABVI trigger, dashed: end of HMC warmup", fontsize=10)
     fig.tight_layout()
     return fig
