@@ -64,8 +64,7 @@ class Reference(NamedTuple):
 def reference(model: pm.Model) -> Reference:
     """posteriordb's reference draws of ``model`` mapped by ``model.unconstrain`` (raises `LookupError` where
     posteriordb has no reference draws)."""
-    ref = pdb.load_reference(model.name)
-    u = np.asarray(jax.vmap(model.unconstrain)(jnp.asarray(ref.flat)))
+    u = rp.unconstrained_draws(model)
     sd = u.std(0, ddof=1)
     return Reference(u, u.mean(0), sd, metrics.median_bandwidth(u, sd))
 
@@ -131,7 +130,7 @@ def flow_path(bbvi, lam0, key, *, gamma: float, k_max: int, eps: float = 0.1, ev
     k = fr.trace.shape[0]
     every = every * max(1, int(np.ceil(k / (every * max_points))))
     ks = list(np.arange(every, k + 1, every))
-    avgs = [fr.trace[j - max(int(frac * j), 1):j].mean(0) for j in ks]
+    avgs = list(rp.trailing_averages(fr.trace, ks, frac))
     if fr.success:
         ks.append(fr.iterations)
         avgs.append(fr.position)

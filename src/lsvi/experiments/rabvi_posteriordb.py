@@ -84,9 +84,13 @@ def unconstrained_reference(model: pm.Model, max_draws: int = 0, seed: int = 0) 
     (``max_draws`` > 0) two disjoint random subsets of them for the MMD (`UReference`).
     Raises `LookupError` for the posteriors without reference draws (dogs, dogs_log; diamonds and mcycle_gp,
     whose committed references are constrained summary statistics only)."""
-    ref = pdb.load_reference(model.name)
-    u = np.asarray(jax.vmap(model.unconstrain)(jnp.asarray(ref.flat)))
-    return _with_draws(u.mean(0), u.std(0, ddof=1), f"posteriordb draws ({ref.flat.shape[0]})", u, max_draws, seed)
+    u = unconstrained_draws(model)
+    return _with_draws(u.mean(0), u.std(0, ddof=1), f"posteriordb draws ({u.shape[0]})", u, max_draws, seed)
+
+
+def unconstrained_draws(model: pm.Model) -> np.ndarray:
+    """posteriordb's reference draws (S, p) of ``model`` mapped by ``model.unconstrain`` (S, d)."""
+    return np.asarray(jax.vmap(model.unconstrain)(jnp.asarray(pdb.load_reference(model.name).flat)))
 
 
 def nuts_reference(model: pm.Model, num_chains: int = 4, num_warmup: int = 1000, num_draws: int = 1000,
@@ -196,12 +200,17 @@ def faso_curve(label, bbvi, family, lam0, key, ref, *, gamma: float, num_steps: 
         fr = faso.faso(bbvi, lam0, gamma, key, eps=eps, r=1.0, k_max=num_steps,
                        meanfield_dim=family.dim if family.name == "meanfield" else None)
     ks = np.arange(every, fr.trace.shape[0] + 1, every)
-    avgs = np.stack([fr.trace[k - max(int(frac * k), 1):k].mean(0) for k in ks])
+    avgs = trailing_averages(fr.trace, ks, frac)
     me, se = relative_errors(family, avgs, ref)
     if not fr.success:
         return Curve(label, ks, me, se, None, np.nan, np.nan)
     m1, s1 = relative_errors(family, fr.position[None], ref)
     return Curve(label, ks, me, se, int(fr.iterations), float(m1[0]), float(s1[0]))
+
+
+def trailing_averages(trace, ks, frac: float = 0.2) -> np.ndarray:
+    """The average of the last ``frac`` of the iterates ``trace`` (K, P) up to each k in ``ks`` -> (len(ks), P)."""
+    return np.array([trace[k - max(int(frac * k), 1):k].mean(0) for k in ks]).reshape(len(ks), trace.shape[1])
 
 
 def baseline_curve(label, bbvi, family, lam0, key, ref, gammas) -> Curve:
