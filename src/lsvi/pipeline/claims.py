@@ -10,9 +10,22 @@ A claim has one of three statuses:
 * ``PASS`` / ``FAIL``: the criterion, fixed before the run, holds / does not hold. A
   discrepancy is recorded as ``FAIL`` with the measured value, never tuned away, and a
   failing claim never stops the notebook (no ``assert`` on claims).
-* ``NOT ASSESSABLE``: the run is too small for the criterion to mean anything (a log–log
-  slope from two points, a 100-step convergence claim at T = 10). It is counted apart in
-  the report and never shown as a pass; the note says why.
+* ``NOT ASSESSABLE``: the run cannot settle the statement (a log–log slope from two points,
+  a 100-step convergence claim at T = 10). It is counted apart in the report and never shown
+  as a pass; the note says why. When the measured values already settle the statement (a
+  bound that more steps can only widen, a max/min already past its threshold) the status is
+  PASS or FAIL: the same rule decides whether a PASS and a FAIL count.
+
+Every row has a ``kind`` (`KINDS`), and the report's headline counts ``paper`` rows only:
+
+* ``paper``: a statement of one of the five papers (quoted in ``paper``; where the text is
+  lost, ``paper`` says "reconstructed:" and names the reconstruction's source);
+* ``reading``: one row of an as-printed / corrected pair (a typo or an ambiguous formula: the
+  literal reading and the one the paper's other parts support, each with its own row);
+* ``illustration``: an illustration of a result the papers cite but do not state;
+* ``beyond``: a question of ours, beyond the papers;
+* ``reference``: a check of a reference or a tool (a model's translation, a gold standard's
+  convergence, a library side by side with ours), not a statement of a paper.
 """
 from __future__ import annotations
 
@@ -24,7 +37,9 @@ from pathlib import Path
 
 PASS, FAIL, NOT_ASSESSABLE = "PASS", "FAIL", "NOT ASSESSABLE"
 STATUSES = (PASS, FAIL, NOT_ASSESSABLE)
-COLUMNS = ("notebook", "id", "source", "paper", "measured", "criterion", "status", "scale", "note")
+PAPER, READING, ILLUSTRATION, BEYOND, REFERENCE = "paper", "reading", "illustration", "beyond", "reference"
+KINDS = (PAPER, READING, ILLUSTRATION, BEYOND, REFERENCE)
+COLUMNS = ("notebook", "id", "kind", "source", "paper", "measured", "criterion", "status", "scale", "note")
 
 
 @dataclass(frozen=True)
@@ -38,6 +53,8 @@ class Claim:
     criterion: the pass/fail rule, e.g. ``"equal"`` or ``"|slope + 1| < 0.2"``.
     status:    ``PASS``, ``FAIL`` or ``NOT ASSESSABLE`` (see the module docstring).
     note:      optional explanation (why a discrepancy is expected, why not assessable).
+    kind:      ``paper``, ``reading``, ``illustration``, ``beyond`` or ``reference`` (see the
+               module docstring); the report's headline counts ``paper`` rows only.
     """
 
     id: str
@@ -49,10 +66,13 @@ class Claim:
     scale: str = ""
     notebook: str = ""
     note: str = ""
+    kind: str = PAPER
 
     def __post_init__(self):
         if self.status not in STATUSES:
             raise ValueError(f"claim {self.id!r}: status must be one of {STATUSES}, got {self.status!r}")
+        if self.kind not in KINDS:
+            raise ValueError(f"claim {self.id!r}: kind must be one of {KINDS}, got {self.kind!r}")
 
     @property
     def passed(self) -> bool:
@@ -68,17 +88,18 @@ def _fmt(v) -> str:
     return f"{v:.4g}" if isinstance(v, float) else str(v)
 
 
-def claim(id, source, paper, measured, criterion, passed, note="", assessable=True, **kw) -> Claim:
+def claim(id, source, paper, measured, criterion, passed, note="", assessable=True, kind=PAPER, **kw) -> Claim:
     """Build a `Claim`, converting values to strings (floats with 4 significant digits).
 
     ``passed`` is the outcome of the criterion (a bool; numpy bools are accepted). With
     ``assessable=False`` the status is ``NOT ASSESSABLE`` whatever ``passed`` says: use it
-    when the run is too small for the criterion (say why in ``note``).
+    when the run cannot settle the statement (say why in ``note``), and only then: the same
+    rule must decide whether a PASS and a FAIL count. ``kind``: see `KINDS`.
     """
     if passed is None or not hasattr(passed, "__bool__"):
         raise TypeError(f"claim {id!r}: passed must be a bool, got {passed!r}")
     status = NOT_ASSESSABLE if not assessable else (PASS if bool(passed) else FAIL)
-    return Claim(id, source, _fmt(paper), _fmt(measured), criterion, status, note=note, **kw)
+    return Claim(id, source, _fmt(paper), _fmt(measured), criterion, status, note=note, kind=kind, **kw)
 
 
 def duplicate_keys(claims: list[Claim]) -> list[tuple[str, str]]:
@@ -127,11 +148,18 @@ def read_claims(path: str | os.PathLike) -> list[Claim]:
         r = {k: r[k] for k in names}
         if r["status"] not in STATUSES:
             raise ValueError(f"{path}, line {i}: unknown status {r['status']!r} (expected one of {STATUSES})")
+        if r["kind"] not in KINDS:
+            raise ValueError(f"{path}, line {i}: unknown kind {r['kind']!r} (expected one of {KINDS})")
         out.append(Claim(**r))
     return out
 
 
-def counts(claims: list[Claim]) -> dict[str, int]:
-    """``{"PASS": n, "FAIL": n, "NOT ASSESSABLE": n}``."""
-    c = Counter(x.status for x in claims)
+def counts(claims: list[Claim], kind: str | None = None) -> dict[str, int]:
+    """``{"PASS": n, "FAIL": n, "NOT ASSESSABLE": n}``, of the rows of ``kind`` only when given."""
+    c = Counter(x.status for x in claims if kind is None or x.kind == kind)
     return {s: c.get(s, 0) for s in STATUSES}
+
+
+def counts_by_kind(claims: list[Claim]) -> dict[str, dict[str, int]]:
+    """``{kind: counts}`` for every kind in `KINDS` (zeros included)."""
+    return {k: counts(claims, k) for k in KINDS}

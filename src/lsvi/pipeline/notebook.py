@@ -42,12 +42,20 @@ class Run:
         self.claims: list[Claim] = []
         self._t0 = time.perf_counter()
 
-    def claim(self, id, source, paper, measured, criterion, passed, note="", assessable=True) -> Claim:
+    def claim(self, id, source, paper, measured, criterion, passed, note="", assessable=True, kind="paper") -> Claim:
         """Record one claim (see `lsvi.pipeline.claims.claim`) and return it."""
         c = claim(id, source, paper, measured, criterion, passed, note=note, assessable=assessable,
-                  scale=self.scale, notebook=self.stem)
+                  scale=self.scale, notebook=self.stem, kind=kind)
         self.claims.append(c)
         return c
+
+    def add(self, claims) -> list[Claim]:
+        """Record claims built by a tested claim builder (`Claim` rows), with this run's notebook and scale."""
+        from dataclasses import replace
+
+        new = [replace(c, scale=c.scale or self.scale, notebook=c.notebook or self.stem) for c in claims]
+        self.claims.extend(new)
+        return new
 
     def save_figure(self, fig, name: str) -> list[Path]:
         """``figures/<scale>/<name>.{pdf,png}``, stamped with the scale."""
