@@ -137,15 +137,15 @@ def read_claims(path: str | os.PathLike) -> list[Claim]:
     names = {f.name for f in fields(Claim)}
     with open(path, newline="") as fh:
         reader = csv.DictReader(fh)
-        missing = names - set(reader.fieldnames or ())
+        missing = names - set(reader.fieldnames or ()) - {"kind"}  # a file from before kinds: every row "paper"
         if missing:
             raise ValueError(f"{path}: claims file lacks columns {sorted(missing)}")
         rows = list(reader)
     out = []
     for i, r in enumerate(rows, start=2):
-        if None in r or any(r[k] is None for k in names):
+        if None in r or any(r.get(k, "") is None for k in names):
             raise ValueError(f"{path}, line {i}: wrong number of fields")
-        r = {k: r[k] for k in names}
+        r = {k: r.get(k, PAPER) if k == "kind" else r[k] for k in names}
         if r["status"] not in STATUSES:
             raise ValueError(f"{path}, line {i}: unknown status {r['status']!r} (expected one of {STATUSES})")
         if r["kind"] not in KINDS:
