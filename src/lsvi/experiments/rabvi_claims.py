@@ -193,12 +193,14 @@ def stop_quality(res, true_sqrt_skl, iterations, xi: float = 0.1, tau: float = 1
     ok_now = bool(np.isfinite(now) and now > tau)
     ok_before = bool(not np.isfinite(before) or before <= tau)
     return {"t": t, "now": now, "before": before, "passed": bool(stopped and ok_now and ok_before),
+            "before_any": idealized_index(true_sqrt_skl, iterations, t - 1, xi, n0),
             "assessable": bool((not stopped) or np.isfinite(now))}
 
 
 def _stop_row(cid, source, res, q, true_sqrt_skl, label, tau=1.0):
     tr = " → ".join(f"{v:.3f}" for v in true_sqrt_skl)
-    before = f"{q['before']:.2f}" if np.isfinite(q["before"]) else "n/a (the rule may not fire there)"
+    before = (f"{q['before']:.2f}" if np.isfinite(q["before"]) else
+              f"{q.get('before_any', float('nan')):.2f} (not in the criterion: Algorithm 2 may not stop there)")
     return dict(id=cid, source=source,
                 paper="RABVI terminates when the inefficiency index I = RSKL × RI exceeds τ (Algorithm 2; eq. 22 "
                       "estimates the idealized rule of eqs 13–14)",
