@@ -227,10 +227,10 @@ def fig2_claims(runs: dict, names=("dogs", "nes2000"), min_seeds: int = 5, min_x
         xis = sorted(set().union(*[set(r) for r in seeds]), reverse=True)  # largest ξ first
         done = [r for r in seeds if all(x in r and r[x].stop is not None for x in xis)]
         stops = {x: [r[x].stop for r in seeds if x in r and r[x].stop is not None] for x in xis}
-        desc = "; ".join(f"ξ={x:g}: fired in {len(stops[x])}/{len(seeds)} seeds, median stop "
-                         + (f"{np.median(stops[x]):.0f}" if stops[x] else "—")
-                         + (f", errors at the trigger {', '.join(f'{r[x].stop_mean_err:.3g}' for r in seeds if x in r and r[x].stop is not None)}")
-                         for x in xis)
+        errs = {x: [f"{r[x].stop_mean_err:.3g}" for r in seeds if x in r and r[x].stop is not None] for x in xis}
+        desc = "; ".join(f"ξ={x:g}: fired in {len(stops[x])}/{len(seeds)} seeds"
+                         + (f", median stop {np.median(stops[x]):.0f}, errors at the trigger {', '.join(errs[x])}"
+                            if stops[x] else "") for x in xis)
         pairs, verdicts = [], []
         if len(done) >= 2:
             for a, b in zip(xis, xis[1:]):
