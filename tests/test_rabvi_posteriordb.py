@@ -186,3 +186,17 @@ def test_mmd_claim_logic_and_figure_row(tmp_path):
     mmd_lines = {ln.get_label(): ln for ln in fig.axes[6].lines}
     np.testing.assert_allclose(mmd_lines["RABVI MF"].get_ydata(), [0.5, 0.1, 0.08])  # the MMD² path
     np.testing.assert_allclose(mmd_lines["|MMD²| of held-out reference draws"].get_ydata(), [1e-4, 1e-4])  # floor
+
+
+def test_xi_repeats_reproduces_the_study_runs_at_the_same_seed():
+    """Fig. 2's extra seeds (rabvi_posteriordb_xi): seed s gives the curves study_posterior gives at seed s; another
+    seed gives other runs."""
+    from lsvi.experiments import rabvi_posteriordb_xi as rx
+
+    st = rp.study_posterior("gp_regr", num_steps=200, k_max=600, baselines=[], xis=[0.2, 0.1], faso_gamma=None, seed=0)
+    (same, other), xi = rx.xi_repeats("gp_regr", st["reference"], [0.2, 0.1], [0, 1], k_max=600), pc.xi_curves(st)
+    assert rx.xi_repeats("gp_regr", st["reference"], [0.2, 0.1], [], k_max=600) == []
+    for x in (0.2, 0.1):
+        np.testing.assert_allclose(same[x].mean_err, xi[x].mean_err)
+        np.testing.assert_array_equal(same[x].iterations, xi[x].iterations)
+    assert not np.allclose(other[0.1].mean_err[:1], same[0.1].mean_err[:1])
