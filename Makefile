@@ -65,8 +65,11 @@ openblas:
 	           "tests/test_time_to_accuracy.py will fail (install it with: sudo apt-get install libopenblas-dev)." >&2; \
 	    fi; }
 
+# Every command that needs the environment creates it first when it is missing (make setup), so a fresh clone
+# needs two commands: make all, make test.
 check-env:
-	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): run 'make setup' first." >&2; exit 1; }
+	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): running 'make setup' first." >&2; \
+	  $(MAKE) --no-print-directory setup; }
 
 check-config: check-env
 	$(BIN)python -m lsvi.pipeline.config --scale $(SCALE)
