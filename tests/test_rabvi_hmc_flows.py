@@ -243,7 +243,7 @@ def test_start_error_and_mmd_noise():
 def test_study_is_a_function_of_its_seed():
     """Two runs with one seed give identical tables (the notebook pins XLA's threads and ISA against host effects);
     another seed gives another run."""
-    kw = dict(k_max=300, flow_k_max=60, hmc_warmup=40, hmc_draws=40, num_draws=100, rabvi_families=["meanfield"])
+    kw = dict(k_max=300, flow_k_max=200, hmc_warmup=40, hmc_draws=40, num_draws=100, rabvi_families=["meanfield"])
     a = hf.comparison_table({0: hf.study("gp_regr", seed=0, **kw)})
     b = hf.comparison_table({0: hf.study("gp_regr", seed=0, **kw)})
     c = hf.comparison_table({1: hf.study("gp_regr", seed=1, **kw)})
