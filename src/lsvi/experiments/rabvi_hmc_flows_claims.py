@@ -55,6 +55,7 @@ UNDERCOVER = 0.02
 MIN_SEEDS = 5
 LEVEL = 0.95
 VI = ("RABVI MF", "RABVI FR", "FASO flow")
+SIZE_NOTE = "runs smaller than the statement's (RABVI k_max ≥ 10,000, HMC ≥ 1,000 + 2,000)"
 
 
 def big_enough(k_max: int, hmc_warmup: int, hmc_draws: int) -> bool:
@@ -135,7 +136,7 @@ def _why(n_seeds, n_valid, div, miss) -> str:
 
 def _status_note(st, n, size_ok) -> str:
     if not size_ok:
-        return "runs smaller than the statement's (RABVI k_max ≥ 10,000, HMC ≥ 1,000 + 2,000)"
+        return SIZE_NOTE
     if n < MIN_SEEDS:
         return f"a comparison of methods needs ≥ {MIN_SEEDS} seeds with a 95 % t interval; {n} valid here"
     if st is None:
@@ -303,7 +304,8 @@ def coverage_claims(table, size_ok: bool) -> list[dict]:
                          criterion=(f"both ≤ {UNDERCOVER} (either > {UNDERCOVER}: FAIL; a diverged or missing run "
                                     "that is needed: NOT ASSESSABLE)"),
                          passed=bool(st), assessable=bool(size_ok and st is not None), kind="paper",
-                         note=_join("" if st is not None else "a method's run is diverged or missing",
+                         note=_join("" if size_ok else SIZE_NOTE,
+                                    "" if st is not None else "a method's run is diverged or missing",
                                     _note(table, post))))
     for m_ in ("RABVI MF", "RABVI FR"):
         flags, excluded = [], []
@@ -322,7 +324,8 @@ def coverage_claims(table, size_ok: bool) -> list[dict]:
                          criterion=(f"{m_}'s mean under-coverage (mean over valid seeds) > {UNDERCOVER} on a strict "
                                     "majority of the ≥ 3 posteriors with a valid (not diverged, not missing) run"),
                          passed=bool(n and k > n / 2), assessable=bool(size_ok and n >= 3), kind="paper",
-                         note="" if n >= 3 else "fewer than 3 posteriors with a valid run"))
+                         note=_join("" if size_ok else SIZE_NOTE,
+                                    "" if n >= 3 else "fewer than 3 posteriors with a valid run")))
     return rows
 
 
