@@ -106,6 +106,32 @@ def test_claims_are_not_assessable_without_a_converged_reference_or_at_small_sca
     assert not claims(T=20)["bsl-lsvi-mf-converges"]["assessable"]
 
 
+def test_acceptance_is_decided_on_its_batch_means_interval():
+    rng = np.random.default_rng(0)
+    cfg = CFG._replace(mcwm_steps=20000, num_sims=100, mcmc_sigma=0.1)
+    mf, fc, mcmc, _, table, _ = fake_inputs()
+    cfg = cfg._replace(num_iterations=50)
+
+    def row(rate, kept):
+        acc = rng.random(kept) < rate
+        mcwm = toads_claims.MCWM(float(acc.mean()), 1000, np.empty((0, 3)), acc)
+        return {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg)}["bsl-mcmc-acceptance"]
+
+    good, low, short = row(0.31, 10000), row(0.08, 10000), row(0.23, 100)
+    assert good["assessable"] and good["passed"] and good["kind"] == "paper"
+    assert low["assessable"] and not low["passed"]
+    assert not short["assessable"] and "straddles" in short["note"]  # 100 kept steps: s.e. ≈ 0.04
+    rate, lo, hi = toads_claims.acceptance_interval(np.tile([True, False, False, False], 250))
+    assert rate == 0.25 and lo <= 0.25 <= hi
+    assert np.isnan(toads_claims.acceptance_interval(np.ones(5, bool))[1])
+
+
+def test_claim_kinds():
+    rows = claims()
+    assert rows["bsl-mcmc-benchmark-rhat"]["kind"] == "reference"
+    assert {r["kind"] for k, r in rows.items() if k != "bsl-mcmc-benchmark-rhat"} == {"paper"}
+
+
 def test_table1_rows_carry_the_papers_values():
     *_, table, _ = fake_inputs()
     assert isinstance(table, pd.DataFrame) and table["experiment"].tolist() == ["BSL LSVI Gaussian",
