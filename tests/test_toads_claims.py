@@ -66,6 +66,13 @@ def test_mcwm_chain_is_skipped_without_steps():
     assert np.isnan(out.acceptance) and out.burn_in == 0
 
 
+def test_mcwm_chain_returns_the_kept_acceptance_indicators():
+    cfg = CFG._replace(mcwm_steps=60, mcmc_burn_in=20, mcmc_sigma=0.5)
+    out = toads_claims.mcwm_chain(lambda key, x: -0.5 * jnp.sum(x**2), cfg, jax.random.PRNGKey(0), jnp.zeros((1, 3)))
+    assert out.burn_in == 20 and out.accepted.shape == (40,) and out.theta.shape == (40, 3)
+    assert out.acceptance == out.accepted.mean() and 0 < out.acceptance < 1
+
+
 def fake_inputs(fc_shift=0.1, fc_sd_ratio=1.0, times=(20.0, 30.0, 60.0), rhat=1.01, ess=400.0, T=50):
     post_mean, post_sd = np.array([1.7, 35.0, 0.6]), np.array([0.05, 3.0, 0.03])
     flat = lambda m, s: toads_claims.Moments(np.tile(m, (T + 1, 1)), np.tile(s, (T + 1, 1)))
