@@ -252,3 +252,18 @@ def test_carried_over_notebooks_keep_their_rows_and_are_named_in_the_report(tmp_
     # a notebook the report does not hold cannot be carried over
     with pytest.raises(ValueError, match="cannot carry it over"):
         main([str(res), "--config", str(cfg), "--carry-over", "12_gamma"])
+
+
+def test_readme_headline_counts_are_the_committed_reports():
+    """The README's "What replicates" counts are those of the committed reports' `paper` rows (no hand-written
+    number can drift from the report)."""
+    readme = (repo_root() / "README.md").read_text()
+    for scale in ("cpu", "smoke"):
+        rows = [r for r in read_claims(repo_root() / "results" / scale / "claims.csv")
+                if r.kind == "paper" and not r.id.endswith((":FAILED", ":MISSING"))]
+        n = (len(rows), sum(r.status == PASS for r in rows), sum(r.status == FAIL for r in rows),
+             sum(r.status == NOT_ASSESSABLE for r in rows))
+        m = re.search(rf"\*\*{scale} scale\*\*.*?(\d+) statements of the papers: (\d+) PASS, (\d+) FAIL, (\d+) NOT ASSESSABLE",
+                      readme, re.S)
+        assert m, f"README has no {scale} headline"
+        assert tuple(map(int, m.groups())) == n, scale

@@ -290,8 +290,9 @@ def table1_markdown(table: pd.DataFrame, cpu: str) -> str:
 
 
 def table1_claims(lsvi_runs: dict, smc_out: dict, cfg: Settings, cpu: str, device: str = "cpu") -> list:
-    """Claim ``table01-vs-lsvi-cheaper-than-smc`` (measured SMC run time > LSVI's, schedule 3;
-    assessable at N_LSVI / N_SMC = 0.5 ± 10 % and an LSVI run ≥ 10 s) and the memory rows
+    """Claim ``table01-vs-lsvi-cheaper-than-smc`` (every SMC run slower than every LSVI run, schedule 3: PASS;
+    every one faster: FAIL; overlapping ranges: not settled; assessable at N_LSVI / N_SMC = 0.5 ± 10 % and an LSVI
+    run ≥ 10 s) and the memory rows
     ``table01-vs-{lsvi,smc}-memory`` (peak RSS within a factor 3 of the paper's). As in notebook 24,
     the paper's memory column is the host RSS of GPU processes at the paper's N and T, where the
     arrays live in device memory; a CPU process's RSS holds the arrays, another quantity: the memory
@@ -301,18 +302,25 @@ def table1_claims(lsvi_runs: dict, smc_out: dict, cfg: Settings, cpu: str, devic
     t_lsvi, t_smc = np.mean(lsvi1["times_s"]), np.mean(smc_out["times_s"])
     ev_ratio = np.mean(smc_out["num_evaluations"]) / lsvi1["evaluations_per_run"]
     n_ratio = cfg.lsvi_num_samples / cfg.smc_num_particles
-    timing_ok = abs(n_ratio / 0.5 - 1) <= 0.1 and t_lsvi >= 10
+    # run times vary with the machine's load, not with the seed: the comparison is decided on every run, the
+    # slowest LSVI run against the fastest SMC run (and conversely), so that load cannot flip it
+    lo_smc, hi_smc = np.min(smc_out["times_s"]), np.max(smc_out["times_s"])
+    lo_lsvi, hi_lsvi = np.min(lsvi1["times_s"]), np.max(lsvi1["times_s"])
+    settled = lo_smc > hi_lsvi or hi_smc < lo_lsvi
+    timing_ok = abs(n_ratio / 0.5 - 1) <= 0.1 and t_lsvi >= 10 and settled
     rows = [dict(
         id="table01-vs-lsvi-cheaper-than-smc", source="Table 1",
         paper="LSVI is cheaper than SMC: 60.8 s vs 290.7 s (ratio 4.78), N = 5e4 vs 1e5",
-        measured=f"ratio SMC/LSVI {t_smc / t_lsvi:.2f} ({t_smc:.1f} s vs {t_lsvi:.1f} s per run); evaluations ratio "
-                 f"{ev_ratio:.2f}",
-        criterion="measured run time SMC > LSVI (schedule 3) at N_LSVI / N_SMC = 0.5", passed=t_smc > t_lsvi,
-        assessable=timing_ok, kind="paper",
+        measured=f"ratio SMC/LSVI {t_smc / t_lsvi:.2f} ({t_smc:.1f} s vs {t_lsvi:.1f} s per run; SMC runs "
+                 f"{lo_smc:.1f}–{hi_smc:.1f} s, LSVI runs {lo_lsvi:.1f}–{hi_lsvi:.1f} s); evaluations ratio {ev_ratio:.2f}",
+        criterion=("every SMC run slower than every LSVI run (schedule 3) at N_LSVI / N_SMC = 0.5: PASS; every SMC run "
+                   "faster: FAIL; the ranges overlap: not settled"),
+        passed=bool(lo_smc > hi_lsvi), assessable=bool(timing_ok), kind="paper",
         note=f"LSVI eps=1 N={cfg.lsvi_num_samples} T={cfg.lsvi_num_steps}; SMC N={cfg.smc_num_particles} "
              f"P={cfg.smc_len_chain}; 2 shared CPU cores, same JAX evaluator of pi* for both"
-             + ("" if timing_ok else f"; N ratio {n_ratio:.2g} (needs 0.5 +- 10 %) and LSVI run {t_lsvi:.1f} s "
-                                     "(needs >= 10 s)"))]
+             + ("" if timing_ok else f"; N ratio {n_ratio:.2g} (needs 0.5 +- 10 %), LSVI run {t_lsvi:.1f} s "
+                                     f"(needs >= 10 s), run-time ranges {'disjoint' if settled else 'overlap'} "
+                                     "(must be disjoint)"))]
     gpu = any(g in str(device).lower() for g in ("gpu", "cuda"))
     at_paper = all(getattr(cfg, k) == v for k, v in PAPER_SETTINGS.items())
     for name, r in (("lsvi", lsvi1), ("smc", smc_out)):
