@@ -440,3 +440,15 @@ def test_interleaved_run_times_alternate_the_order_and_pair_the_seeds(monkeypatc
     assert [c[3] for c in calls] == [10, 10, 11, 11, 12, 12] and calls[0][1:3] == (7, None) and calls[1][1:3] == (3, 100)
     np.testing.assert_array_equal(out["A"], [11.0, 12.0, 13.0])
     np.testing.assert_array_equal(out["B"], [12.0, 13.0, np.nan])  # an error is no time
+
+
+def test_table1_orderings_time_lsvi_rows_at_the_table1_settings():
+    """The compiled path: Pima Alg. 1 and NGD at Table 1's N and T scaled by the factors
+    (N kept above 1.2 m), two rounds each, every time finite."""
+    from lsvi.experiments import logistic_interleaved as li
+
+    times, settings = li.table1_orderings({"pima": [0.001, 0.1]}, [("pima", "alg1 sch. 3", "ngd sch. 2")], 2)
+    m = logistic.problem("pima").family.num_params
+    assert settings == {("pima", "alg1 sch. 3"): (int(1.2 * m), 1), ("pima", "ngd sch. 2"): (int(1.2 * m), 1)}
+    assert all(t.shape == (2,) and np.all(np.isfinite(t)) for t in times.values())
+    assert li.table1_orderings({"sonar": [0.01, 0.01]}, [("pima", "alg1 sch. 3", "ngd sch. 2")], 2) == ({}, {})

@@ -53,3 +53,26 @@ def interleaved_run_times(prob, configs, repeats: int, seed: int = 0, options=No
                 jax.block_until_ready(exe(jax.random.PRNGKey(seed + r), *args))
                 out[label][r] = time.perf_counter() - t0
     return out
+
+
+def table1_orderings(factors: dict, pairs, repeats: int, seed: int = 0, data_dir: str = logistic.DATA_DIR,
+                     options=None) -> tuple[dict, dict]:
+    """The rows of ``pairs`` [(data set, label a, label b)] (labels of
+    `lsvi.experiments.logistic.measure_table1`, e.g. "alg1 sch. 3", "pymc_advi") at the N and T
+    of `lsvi.experiments.logistic.table1_settings` for ``factors``, timed with
+    `interleaved_run_times`, one data set at a time (data sets absent from ``factors`` are
+    left out). Returns (times {(data set, label): (repeats,)}, settings {(data set, label):
+    (N or None, T)})."""
+    num_params = {name: logistic.problem(name, data_dir).family.num_params for name in factors}
+    rows = {}
+    for x in logistic.table1_settings(factors, num_params):
+        r = x["row"]
+        rows[(r.dataset, r.method + (f" sch. {r.schedule}" if r.schedule else ""))] = (r.method, r.schedule, x["N"], x["T"])
+    times, settings = {}, {}
+    for ds in dict.fromkeys(d for d, _, _ in pairs if d in factors):
+        labels = list(dict.fromkeys(lab for d, a, b in pairs if d == ds for lab in (a, b)))
+        configs = [(lab, *rows[(ds, lab)]) for lab in labels]
+        out = interleaved_run_times(logistic.problem(ds, data_dir), configs, repeats, seed, options)
+        for lab, alg, sch, N, T in configs:
+            times[(ds, lab)], settings[(ds, lab)] = out[lab], (N, T)
+    return times, settings
