@@ -133,8 +133,8 @@ def decide_within(lo: float, hi: float, lower: float, upper: float):
     return False if (hi < lower or lo > upper) else None
 
 
-def _ci(x: tuple, fmt: str = ".3g") -> str:
-    return f"{x[0]:{fmt}} (95% CI [{x[1]:{fmt}}, {x[2]:{fmt}}])"
+def _ci(x: tuple, fmt: str = ".3g", level: float = LEVEL) -> str:
+    return f"{x[0]:{fmt}} ({100 * level:.3g}% CI [{x[1]:{fmt}}, {x[2]:{fmt}}])"
 
 
 def _status(decision, *requirements) -> tuple[bool, bool, str]:
@@ -266,7 +266,7 @@ def pima_fig1(curves: dict, anchor, gold, errors: dict, centred: str, p: dict) -
                         f"LSVI is less noisy than {name} (with or without an adaptive schedule 4)",
                         f"sd over repetitions of the final KL: LSVI sch. 3 {final[A1].std(ddof=1):.3g}, sch. 4 "
                         f"{final[A1s4].std(ddof=1):.3g}, {name} {final[key].std(ddof=1):.3g}; sd ratio LSVI / {name}: "
-                        f"sch. 3 {_ci(s3)}, sch. 4 {_ci(s4)} (97.5% each)",
+                        f"sch. 3 {_ci(s3, level=0.975)}, sch. 4 {_ci(s4, level=0.975)}",
                         f"the F intervals (Bonferroni, 97.5% each) of both sd ratios LSVI / {name} lie below 1; FAIL if "
                         f"one lies above 1; >= {MIN_REPS} repetitions each, the paper's N and T", ok,
                         assessable=assessable, note=_join(why, base_setting, setting)))
@@ -386,8 +386,8 @@ def sonar_fig4(curves: dict, runs: dict, cost: dict, advi_label: str, advi_error
                                       (p["advi_num_iterations"] >= 10_000, "ADVI ran fewer than its 1e4 iterations"),
                                       (reps >= MIN_REPS, f"{reps} < {MIN_REPS} repetitions on a side"))
         out.append(_row("fig4-lsvi-vs-advi", "Fig. 4 (right)", "LSVI-FC reaches at least as low a KL as ADVI",
-                        "final mean KL LSVI-FC - ADVI: " + ", ".join(f"sch. {short(lab)} {_ci(d)}" for lab, d in diffs.items())
-                        + f" nats ({100 - 5 / k:g}% each)",
+                        "final mean KL LSVI-FC - ADVI: " + ", ".join(f"sch. {short(lab)} {_ci(d, level=1 - (1 - LEVEL) / k)}" for lab, d in diffs.items())
+                        + " nats",
                         f"for some schedule the Welch interval (Bonferroni over the {k} schedules) lies at or below 0.5 "
                         f"nats; FAIL if it lies above for every schedule; >= {MIN_REPS} repetitions each, the paper's "
                         f"N and T, ADVI's 1e4 iterations", ok, assessable=assessable,
@@ -473,7 +473,7 @@ def mnist(pymc_outcome: dict, kl: dict, test_error: dict, cost: dict, timed_at_n
         r = ratio_interval(timed_at_n[label], timed_at_n[bj_label], level)
         dk, dr = decide_at_most(d[1], d[2], tol), decide_at_most(r[1], r[2], 1.2)
         decisions.append(True if (dk and dr) else (False if (dk is False or dr is False) else None))
-        parts.append(f"{label.split('(')[1].rstrip(')')}: KL - Blackjax {_ci(d, '.4g')}, cost ratio {_ci(r)}")
+        parts.append(f"{label.split('(')[1].rstrip(')')}: KL - Blackjax {_ci(d, '.4g', level)}, cost ratio {_ci(r, level=level)}")
     decision = True if any(decisions) else (False if all(x is False for x in decisions) else None)
     fixed_lsvi = float(np.median(cost[alg2_label][0]))
     at_n = float(np.median(timed_at_n[alg2_label]))
@@ -482,7 +482,7 @@ def mnist(pymc_outcome: dict, kl: dict, test_error: dict, cost: dict, timed_at_n
     out.append(_row(
         "fig2-lsvi-competitive-blackjax", "Sec. 5.1, Fig. 2 (left)",
         "LSVI-MF is competitive with Blackjax ADVI (KL vs elapsed time)",
-        "; ".join(parts) + f" (Blackjax decrease {decrease:.4g}; intervals {100 * level:.4g}% each)",
+        "; ".join(parts) + f" (Blackjax decrease {decrease:.4g})",
         f"for some LSVI-MF schedule: the Welch interval of its final KL - Blackjax's lies at or below 1% of Blackjax's "
         f"decrease and the paired interval of its cost per iteration / Blackjax's (at the runs' N, timed interleaved) at "
         f"or below 1.2 (Bonferroni over the {k} schedules); FAIL if for every schedule one of them lies above; "
@@ -533,7 +533,7 @@ def mnist(pymc_outcome: dict, kl: dict, test_error: dict, cost: dict, timed_at_n
         "fig6-lsvi-vs-blackjax", "Fig. 6", "LSVI-MF classifies the test digits as well as Blackjax",
         f"test error over the last {tail} iterations, mean over reps: "
         + ", ".join(f"{lab} {late[lab].mean():.4f}" for lab in lsvi_labels + [bj_label])
-        + "; LSVI-MF - Blackjax: " + ", ".join(f"{lab.split('(')[1].rstrip(')')} {_ci(d, '.4f')}" for lab, d in diffs.items()),
+        + "; LSVI-MF - Blackjax: " + ", ".join(f"{lab.split('(')[1].rstrip(')')} {_ci(d, '.4f', level)}" for lab, d in diffs.items()),
         f"for every LSVI-MF schedule, the Welch interval (Bonferroni over the {k} schedules) of its test error - "
         f"Blackjax's lies at or below 0.005; FAIL if one lies above; >= {MIN_REPS} repetitions, T >= 50",
         ok, assessable=assessable, note=_join(why, f"N={num_samples}, T={num_steps}, reps={p['num_reps']}")))
@@ -593,13 +593,13 @@ def census_fig7(kl: dict, its, reduced: dict, cost: dict, labels: dict, p: dict,
         total = kl[label].mean(0)[0] - kl[label].mean(0)[-1]
         d = welch_interval(kl[label][:, -1], kl[ng][:, -1], level)
         decisions.append(decide_at_most(d[1], d[2], 0.01 * abs(total)))
-        parts.append(f"sch. {label.split('sch. ')[1][0]} - NGD = {_ci(d)} (tolerance 0.01 x decrease = "
+        parts.append(f"sch. {label.split('sch. ')[1][0]} - NGD = {_ci(d, level=level)} (tolerance 0.01 x decrease = "
                      f"{0.01 * abs(total):.3g})")
     decision = True if any(decisions) else (False if all(x is False for x in decisions) else None)
     ok, assessable, why = _status(decision, eps_why, (reps >= MIN_REPS, f"{reps} < {MIN_REPS} repetitions per method"))
     out.append(_row(
         "fig7-lsvi-vs-ngd", "Fig. 7", "LSVI-MF reaches at least as low a loss as NGD-MF",
-        "final mean loss " + "; ".join(parts) + (f" ({100 * level:.4g}% intervals)" if k > 1 else ""),
+        "final mean loss " + "; ".join(parts),
         f"for some LSVI-MF schedule the Welch interval of its final loss - NGD-MF's lies at or below 1% of its total "
         f"decrease (Bonferroni over distinct schedules); FAIL if above for every schedule; >= {MIN_REPS} repetitions, "
         f"eps T >= 1", ok, assessable=assessable,
