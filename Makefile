@@ -17,7 +17,7 @@ BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(C
 SNAKEMAKE = $(BIN)snakemake $(if $(PROFILE),--profile profiles/$(PROFILE),--cores $(CORES)) \
   --rerun-incomplete --keep-going --printshellcmds $(SMK_ARGS)
 
-.PHONY: help setup browser openblas check-env check-config check-report all report lab smoke cpu paper data unlock test clean distclean
+.PHONY: help setup browser openblas check-env check-config check-report all report lab whatif smoke cpu paper data unlock test clean distclean
 
 help:
 	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
@@ -26,6 +26,8 @@ help:
 	@echo "make all SCALE=paper PROFILE=slurm   submit one SLURM job per notebook (profiles/slurm, config/resources.yaml)"
 	@echo "make report [SCALE=..] build results/<scale>/site/index.html from the existing results (open it in a browser)"
 	@echo "make lab              JupyterLab on notebooks/ in the project environment (parameters cells = smoke)"
+	@echo "make whatif NB=<notebook> PARAMS='<name>=<value> ...' [SCALE=..] [NAME=..]"
+	@echo "                      one notebook with other parameters -> results/whatif/<NAME>/ (report, site), figures/whatif/<NAME>/"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make test             unit tests + notebooks (pytest, nbval-lax, TEST_WORKERS=CORES processes); outputs go to a temporary directory"
@@ -89,6 +91,18 @@ LAB_OUTPUT ?= $(CURDIR)/results/lab
 lab: check-env
 	@echo "Notebook outputs go to $(LAB_OUTPUT) (make lab LAB_OUTPUT=$(CURDIR) writes figures/ and results/ as the pipeline does)."
 	LSVI_OUTPUT_ROOT=$(LAB_OUTPUT) $(BIN)jupyter lab --notebook-dir=notebooks $(LAB_ARGS)
+
+# What-if: ONE notebook with other parameters (YAML values) on top of the scale's, beside the committed report:
+# results/whatif/<NAME>/{REPLICATION.md,claims.csv,site/index.html,<stem>/} and figures/whatif/<NAME>/<scale>/.
+#   make whatif NB=53_tempered_vi PARAMS='reps=5 alphas=[0.5,0.75,1.0]' [SCALE=cpu] [NAME=my_variant]
+# NAME is taken from the command line only (some shells export a NAME variable); default: derived from NB, SCALE, PARAMS.
+NB ?=
+PARAMS ?=
+whatif: export WHATIF_PARAMS = $(PARAMS)
+whatif: check-env
+	@test -n "$(NB)" || { echo "usage: make whatif NB=<notebook stem> PARAMS='<name>=<value> ...' [SCALE=..] [NAME=..]" >&2; exit 2; }
+	PYTHONPATH=$(CURDIR)/src$${PYTHONPATH:+:$$PYTHONPATH} $(BIN)python -m lsvi.pipeline.whatif $(NB) --scale $(SCALE) \
+	  $(if $(filter command line,$(origin NAME)),--name $(NAME)) --params "$$WHATIF_PARAMS"
 
 check-report: check-env
 	$(BIN)python -m lsvi.pipeline.report results/$(SCALE) --check

@@ -18,7 +18,8 @@ Claims are grouped per paper (`PAPERS`: notebook prefix -> paper), then per note
 (its figures beside its claims rows, grouped by source). The headline and the per-paper counts
 are of the rows of kind ``paper`` (the papers' statements); the other kinds are counted apart
 (`lsvi.pipeline.claims.KINDS`). A notebook whose inputs changed since its run is marked STALE
-(`lsvi.pipeline.fingerprint`).
+(`lsvi.pipeline.fingerprint`). A what-if run (`lsvi.pipeline.whatif`: one notebook with other parameters,
+``results/whatif/<NAME>/``) is marked as such at the top of the page, from the ``What-if`` line of its REPLICATION.md.
 The HTML is rendered by Jinja2 templates (``templates/site_index.html.j2``, ``templates/notebook.html.j2``) and nbconvert's
 ``HTMLExporter``; nothing here writes HTML by string concatenation.
 """
@@ -51,6 +52,7 @@ TEMPLATES = Path(__file__).with_name("templates")
 LIBRARIES = ("jax", "jaxlib", "numpy", "scipy", "blackjax", "optax", "pymc", "arviz", "particles",
              "gmmvi", "matplotlib", "pandas", "papermill", "nbconvert", "snakemake")
 
+WHATIF_KEY = "What-if"  # REPLICATION.md's header line of a what-if run (lsvi.pipeline.whatif): marked on the page
 MATHJAX_ENV = "LSVI_MATHJAX_URL"  # e.g. https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=TeX-AMS_CHTML-full,Safe
 
 STATUS_CLASS = {PASS: "pass", FAIL: "fail", NOT_ASSESSABLE: "na"}
@@ -223,12 +225,14 @@ def build_site(
     n_differs = sum(r["differs"] for p in papers for nb in p["notebooks"] for _, rs in nb.groups for r in rs)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
+    run_provenance = read_provenance(results_dir / "REPLICATION.md")
     html = env.get_template("site_index.html.j2").render(
+        whatif=run_provenance.get(WHATIF_KEY),  # a what-if run's notebook, scale, parameters (lsvi.pipeline.whatif)
         scale=scale, scale_description=cfg.scales.get(scale, ""), total=total, n_claims=sum(total.values()),
         n_rows=len(rows), n_differs=n_differs, stale=stale,
         statuses=STATUSES, status_class=STATUS_CLASS, papers=papers, sources=sources,
         scales_with_report=scales_with_report,
-        run_provenance=read_provenance(results_dir / "REPLICATION.md"),
+        run_provenance=run_provenance,
         build={"commit": git_commit(root),
                "date": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                "machine": hardware_info().get("cpu", ""), "platform": hardware_info().get("platform", "")},
