@@ -79,3 +79,9 @@ def test_competitive_row():
     bad = {"a": _held_out(0.0).assign(final_average_loss=lambda d: np.where(d.method == "svb", 0.9, d.final_average_loss))}
     assert _st(oc.competitive_row(bad, {"a": True})) == {"sva_svb_competitive": "FAIL"}
     assert _st(oc.competitive_row(ok, {"a": False, "b": False})) == {"sva_svb_competitive": "NOT ASSESSABLE"}
+
+
+def test_no_held_out_order_is_not_assessable():
+    empty = pd.DataFrame(columns=["seed", "method", "final_average_loss"])
+    assert _st(oc.ngvi_best_row("pima", "pima", empty, True)) == {"ngvi_best_pima": "NOT ASSESSABLE"}
+    assert _st(oc.competitive_row({"pima": empty}, {"pima": True})) == {"sva_svb_competitive": "NOT ASSESSABLE"}

@@ -164,6 +164,9 @@ def test_claims_fail_on_slow_rates_biased_covariances_and_persistent_gaps():
 def test_claims_not_assessable_on_a_short_grid_or_unresolved_gaps():
     st = _st(tc.claims(synthetic_table(-1.0, IINV, ns=(100, 1000), reps=3), IINV))
     assert all(v == "NOT ASSESSABLE" for v in st.values()), st
+    noisy = synthetic_table(-1.0, IINV)
+    noisy["sq_err_vi"] *= np.where(noisy.n == 1000, 2.0, 1.0)  # a kinked curve: the slope's interval straddles the band's edge
+    assert _st(tc.claims(noisy, IINV))["contraction_rate_alpha1"] == "NOT ASSESSABLE"
     unresolved = synthetic_table(-1.0, IINV).assign(mean_gap_err=1.0)
     assert _st(tc.claims(unresolved, IINV))["vi_gap_moments_alpha1"] == "NOT ASSESSABLE"
 

@@ -90,6 +90,8 @@ def compare(loss_name, X, y, rates, prior_sd: float = 1.0, methods=METHODS):
 def held_out_finals(loss_name, X, y, table: pd.DataFrame, seeds, T: int | None = None, prior_sd: float = 1.0):
     """Each method at the configuration chosen by `compare` (rows of ``table``: method, alpha, beta, lr) rerun on the
     permutations ``seeds`` of (X, y) (`shuffled`, first T rows). Returns a DataFrame (seed, method, final_average_loss)."""
+    if not len(seeds):
+        return pd.DataFrame(columns=["seed", "method", "final_average_loss"])
     perms = [shuffled(X, y, int(seed), T) for seed in seeds]
     Xs, ys = jnp.stack([p[0] for p in perms]), jnp.stack([p[1] for p in perms])
     rows = []

@@ -121,7 +121,9 @@ def ngvi_best_row(name: str, label: str, held_out: pd.DataFrame, full: bool, kin
     For each other method m, the paired 95 % t interval of mean(NGVI − m): all below 0 → PASS; any above 0 → FAIL;
     otherwise undecided (NOT ASSESSABLE: the run cannot settle it at this number of orders). NOT ASSESSABLE too with fewer
     than `MIN_PERMS` orders or when only part of the data is streamed."""
-    wide = held_out.pivot(index="seed", columns="method", values="final_average_loss")
+    wide = held_out.pivot(index="seed", columns="method", values="final_average_loss").astype(float)
+    if "ngvi" not in wide:
+        wide = pd.DataFrame(columns=["ngvi"], dtype=float)
     k = len(wide)
     txt, decisions = [], []
     for m in (c for c in wide.columns if c != "ngvi"):
@@ -131,7 +133,7 @@ def ngvi_best_row(name: str, label: str, held_out: pd.DataFrame, full: bool, kin
     passed, failed = all(d is True for d in decisions), any(d is False for d in decisions)
     enough = k >= MIN_PERMS and full
     settled = passed or failed
-    means = "; ".join(f"{m} {v:.4f}" for m, v in wide.mean().items())
+    means = "; ".join(f"{m} {v:.4f}" for m, v in wide.mean().items()) if k else "—"
     note = ("" if enough else ("only part of the data streamed at this scale; " if not full else "")
             + (f"{k} held-out orders < {MIN_PERMS}" if k < MIN_PERMS else "")) or \
         ("" if settled else "an interval contains 0: undecided at this number of orders")
@@ -145,7 +147,7 @@ def ngvi_best_row(name: str, label: str, held_out: pd.DataFrame, full: bool, kin
 def competitive_row(held_out: dict, assessable: dict) -> dict:
     """"SVA, SVB competitive with OGA": on every assessable data set, mean (over held-out orders) final average loss of SVA and
     of SVB ≤ 1.1 × OGA's. ``held_out``: {data: DataFrame (seed, method, final_average_loss)} (paper data sets only)."""
-    names = [n for n in held_out if assessable[n]]
+    names = [n for n in held_out if assessable[n] and len(held_out[n])]
     ratios = {}
     for n in names:
         mean = held_out[n].groupby("method")["final_average_loss"].mean()
@@ -153,4 +155,5 @@ def competitive_row(held_out: dict, assessable: dict) -> dict:
     worst = max(ratios.values(), default=float("nan"))
     return _row("sva_svb_competitive", "slides: Conclusions", "SVA, SVB competitive with OGA",
                 f"worst ratio to OGA {worst:.3f} ({', '.join(f'{n} {r:.3f}' for n, r in ratios.items()) or 'none'})",
-                "≤ 1.1 on every assessable data set (means over the held-out orders)", worst <= 1.1, assessable=bool(names))
+                "≤ 1.1 on every assessable data set (means over the held-out orders)", worst <= 1.1, assessable=bool(names),
+                note="" if names else "no data set streamed whole with held-out orders at this scale")
