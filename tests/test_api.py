@@ -56,3 +56,77 @@ def test_same_seed_same_numbers():
     np.testing.assert_array_equal(a.etas, b.etas)
     assert not np.allclose(a.etas[-1], c.etas[-1])
     assert bool(jax.numpy.all(a.info.accepted))
+
+
+# --------------------------------------------------------------------------- bad input (issue 30)
+
+
+def _gauss(x):
+    return -0.5 * jnp.sum(x**2)
+
+
+def test_too_few_draws_names_the_minimum():
+    fam = lsvi.families.gaussian_fullcov(3)  # m = 1 + 3 + 6 = 10
+    with pytest.raises(ValueError, match=r"alg1 .* needs num_samples >= 11, got 5"):
+        lsvi.fit(_gauss, fam, 5, 3, 1.0, algorithm="alg1")
+    with pytest.raises(ValueError, match=r"needs num_samples >= 2, got 1"):
+        lsvi.fit(_gauss, fam, 1, 3, 1.0)
+    assert lsvi.core.api.min_num_samples("alg1", fam) == fam.num_params + 1 == 11
+
+
+@pytest.mark.parametrize("num_steps", [0, -2, 2.5, True])
+def test_num_steps_must_be_a_positive_integer(num_steps):
+    with pytest.raises(ValueError, match="num_steps must be a positive integer"):
+        lsvi.fit(_gauss, lsvi.families.gaussian_fullcov(2), 100, num_steps, 1.0)
+
+
+def test_a_log_density_not_finite_at_the_initial_draws_is_refused():
+    with pytest.raises(ValueError, match="not finite at 16 of 16 draws"):
+        lsvi.fit(lambda x: jnp.nan * jnp.sum(x), lsvi.families.gaussian_fullcov(3), 100, 3, 1.0)
+    # finite only on half the space: still refused, with the count
+    with pytest.raises(ValueError, match=r"not finite at \d+ of 16 draws"):
+        lsvi.fit(lambda x: jnp.log(x[0]), lsvi.families.gaussian_meanfield(2), 100, 3, 1.0)
+
+
+def test_a_log_density_of_the_wrong_shape_is_refused():
+    with pytest.raises(ValueError, match=r"one scalar per point: X of shape \(16, 2\) gave shape \(16, 2\)"):
+        lsvi.fit(lambda x: -0.5 * x**2, lsvi.families.gaussian_fullcov(2), 100, 3, 1.0)
+    with pytest.raises(ValueError, match="one scalar per point"):  # batched, but summed over the batch
+        lsvi.fit(lambda X: -0.5 * jnp.sum(X**2), lsvi.families.gaussian_fullcov(2), 100, 3, 1.0, batched=True)
+
+
+def test_unknown_family_algorithm_or_schedule_are_refused():
+    with pytest.raises(TypeError, match="ExponentialFamily"):
+        lsvi.fit(_gauss, "gaussian", 100, 3, 1.0)
+    with pytest.raises(ValueError, match="unknown algorithm 'alg9'; registered: alg1, alg2, alg3, ngd"):
+        lsvi.fit(_gauss, lsvi.families.gaussian_fullcov(2), 100, 3, 1.0, algorithm="alg9")
+    with pytest.raises(ValueError, match="Table 3"):
+        lsvi.fit(_gauss, lsvi.families.gaussian_fullcov(2), 100, 3, 9)
+
+
+def test_an_improper_target_raises():
+    # +1/2 |x|^2 has no normalisable fit: every regression target eta' is outside V, Algorithm 4 only
+    # shrinks the steps (they are "accepted", creeping towards the boundary): fit raises, it never returns
+    with pytest.raises(RuntimeError, match="outside V .* at every one of the 4 steps"):
+        lsvi.fit(lambda x: 0.5 * jnp.sum(x**2), lsvi.families.gaussian_fullcov(2), 500, 4, 1.0)
+
+
+def _nan_far_out(x):  # finite on [-2.5, 2.5], NaN beyond: some batches of draws hold a NaN
+    return jnp.where(jnp.all(jnp.abs(x) < 2.5), -0.5 * jnp.sum(x**2), jnp.nan)
+
+
+def test_rejected_steps_warn_with_their_count_and_all_rejected_raises():
+    import warnings as _w
+
+    with _w.catch_warnings():  # a valid fit: nothing rejected, no warning
+        _w.simplefilter("error")
+        res = lsvi.fit(_gauss, lsvi.families.gaussian_fullcov(2), 500, 4, 1.0)
+    assert res.num_rejected == res.num_backtracked == 0
+    # 100 draws a step: most batches hold a NaN (the regression is NaN, no step is valid), one does not
+    with pytest.warns(RuntimeWarning, match=r"7 of 8 steps were rejected"):
+        res = lsvi.fit(_nan_far_out, lsvi.families.gaussian_fullcov(1), 100, 8, 0.5, seed=0)
+    assert res.num_rejected == 7 == int(np.sum(~np.asarray(res.info.accepted)))
+    assert bool(lsvi.families.gaussian_fullcov(1).is_valid(res.eta))  # the kept iterate is a valid q
+    # 400 draws a step: every batch holds a NaN
+    with pytest.raises(RuntimeError, match="every one of the 8 steps was rejected"):
+        lsvi.fit(_nan_far_out, lsvi.families.gaussian_fullcov(1), 400, 8, 0.5, seed=0)

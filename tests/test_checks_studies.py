@@ -13,7 +13,7 @@ from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
 from lsvi.pipeline.notebook import Run
 
-CLAIM_FIELDS = {"id", "source", "paper", "measured", "criterion", "passed", "note", "assessable"}
+CLAIM_FIELDS = {"id", "source", "paper", "measured", "criterion", "passed", "note", "assessable", "kind"}
 
 
 def _claims_ok(claims):
@@ -129,3 +129,15 @@ def test_prop24_schemes_agree_on_a_quartic():
     assert [c["id"] for c in claims] == ["prop2.4-ngd6-quartic", "prop2.4-ngd7-quartic", "prop2.4-md8-quartic",
                                          "prop2.4-proviso-quartic"]
     assert all(c["passed"] for c in claims)
+
+
+def test_algorithm4_cap_bounds_the_tempered_residual_variance_eq14():
+    """Sec. 3.2 / eq. (14): after Algorithm 4's cap, the tempered regression's residual variance is ε²v² ≤ u²
+    (an implementation property: ε ≤ u/v̂ and v ≤ v̂). Moved here from the claims of notebook 14."""
+    bt = exactness.backtracking_exact(num_nodes=20)
+    cap = exactness.variance_cap(jax.random.key(3), bt, num_samples=20, num_reps=15, u2=1.0)
+    assert cap.table.capped.any()  # the cap acts on some draws, so the bound is exercised
+    assert (cap.table.tempered_var <= 1.0 * (1 + 1e-10)).all()
+    np.testing.assert_allclose(cap.table.tempered_var, cap.table.eps**2 * cap.table.v2, rtol=1e-9)
+    assert (cap.table.v2 <= cap.table.v_hat2 * (1 + 1e-12)).all()  # the OLS minimises the residual variance
+    assert [c["id"] for c in cap.claims] == ["alg4-cap"] and cap.claims[0]["passed"]

@@ -105,43 +105,110 @@ def test_rabvi_stopped_lsvi_recovers_gaussian_target():
         stopping.run_fixed(prob, "alg3", 200, 25, 1, 0, schedule=1)   # u² = 10: not a constant-bound run
 
 
-def test_claims_criteria():
-    eps = [_epoch(0.5, iterations=200), _epoch(0.25, 1e-3, 3.0, np.nan, iterations=400),
-           _epoch(0.125, 3e-4, 3.0, 1.0, iterations=800), _epoch(0.0625, 1e-4, 3.0, 1.0, iterations=1600)]
-    stop = stopping.StopResult(RabviResult(None, False, True, 3000, eps), 2, None, 1400, 1400 * 1000, 1000, 0.0)
-    kl = np.array([400.0, 393.0, 392.9, 392.88])
-    fixed = {"paper": (100_000, 100, 10_000_000, np.array([393.6])), "centred": (100_000, 100, 10_000_000, np.array([392.9]))}
-    rows = {r["id"]: r for r in stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, stopping.skl_slope(stop), kl,
-                                                                 fixed, w_min=200, k_max=20000)}
-    assert rows["stop-fires-fullcov"]["passed"]
-    assert rows["stop-sensible-fullcov"]["passed"] and rows["stop-sensible-fullcov"]["assessable"]
-    assert rows["stop-vs-fixed-fullcov-paper"]["passed"]
-    assert rows["stop-vs-fixed-fullcov-centred"]["passed"]
-    # 0.1 nats worse than the fixed run: a FAIL at the paper's N, T
-    fixed["centred"] = (100_000, 100, 10_000_000, np.array([392.8]))
-    rows = {r["id"]: r for r in stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, stopping.skl_slope(stop),
-                                                                 kl + np.array([0, 0, 0.1, 0]), fixed, w_min=200, k_max=20000)}
-    assert not rows["stop-vs-fixed-fullcov-centred"]["passed"] and rows["stop-vs-fixed-fullcov-centred"]["assessable"]
-    assert not rows["stop-sensible-fullcov"]["passed"]          # the later epoch is 0.12 nats lower
-    # slope: 1e-3, 3e-4, 1e-4 over γ 0.25..0.0625 -> about 1.6, assessable (3 points, ratio 4)
-    s = rows["skl-slope-fullcov"]
-    assert s["assessable"] and s["passed"]
-    # a smaller fixed-T run (not the paper's N): a failure is NOT ASSESSABLE
-    small = {"centred": (2000, 25, 50_000, np.array([392.8]))}
-    r = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50, k_max=1500)
-    row = {x["id"]: x for x in r}["stop-vs-fixed-fullcov-centred"]
-    assert not row["passed"] and not row["assessable"]
-    # another dataset: the same rows and verdicts under ids suffixed by its name; Pima's ids carry no suffix
-    pima = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50,
+def _stop(epochs=None, stop_epoch=2, evaluations=1400 * 1000):
+    eps = epochs or [_epoch(0.5, iterations=200), _epoch(0.25, 1e-3, 3.0, np.nan, iterations=400),
+                     _epoch(0.125, 3e-4, 3.0, 1.0, iterations=800), _epoch(0.0625, 1e-4, 3.0, 1.0, iterations=1600)]
+    return stopping.StopResult(RabviResult(None, False, True, 3000, eps), stop_epoch, None, 1400, evaluations, 1000, 0.0)
+
+
+FIVE = np.array([392.90, 392.91, 392.89, 392.90, 392.92])
+
+
+def _claims(stop, kl, fixed, k_max=20000, w_min=200, dataset="pima", slope=None):
+    slope = stopping.skl_slope(stop) if slope is None else slope
+    return {r["id"].removesuffix(f"-{dataset}") if dataset != "pima" else r["id"]: r
+            for r in stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, slope, kl, fixed, w_min=w_min,
+                                                     k_max=k_max, dataset=dataset)}
+
+
+def _st(r):
+    return "NA" if not r["assessable"] else ("PASS" if r["passed"] else "FAIL")
+
+
+def test_claims_pass():
+    stop, kl = _stop(), np.array([400.0, 393.0, 392.9, 392.88])
+    fixed = {"paper": (100_000, 100, 10_000_000, FIVE + 0.7), "centred": (100_000, 100, 10_000_000, FIVE)}
+    rows = _claims(stop, kl, fixed)
+    assert {r["kind"] for r in rows.values()} == {"beyond"}
+    assert not any(i.startswith("stop-fires") for i in rows)          # moved to the tests below
+    assert _st(rows["stop-sensible-fullcov"]) == "PASS"
+    assert _st(rows["stop-vs-fixed-fullcov-paper"]) == "PASS"
+    assert _st(rows["stop-vs-fixed-fullcov-centred"]) == "PASS"
+    assert _st(rows["skl-slope-fullcov"]) == "PASS"                  # 1e-3, 3e-4, 1e-4 over γ 0.25..0.0625: ≈ 1.6
+
+
+def test_claims_fail():
+    stop = _stop()
+    kl = np.array([400.0, 393.0, 393.0, 392.88])                      # the later epoch is 0.12 nats lower
+    fixed = {"centred": (100_000, 100, 10_000_000, FIVE)}
+    rows = _claims(stop, kl, fixed)
+    assert _st(rows["stop-sensible-fullcov"]) == "FAIL"
+    assert _st(rows["stop-vs-fixed-fullcov-centred"]) == "FAIL"      # 0.1 above the interval's top + 0.05
+    # as accurate, but more evaluations than N·T: FAIL, whatever the number of repetitions
+    rows = _claims(_stop(evaluations=2e7), np.array([400.0, 393.0, 392.9, 392.88]),
+                   {"centred": (100_000, 100, 10_000_000, FIVE[:1])})
+    assert _st(rows["stop-vs-fixed-fullcov-centred"]) == "FAIL"
+    # a slope far from 2
+    eps = [_epoch(0.5), _epoch(0.25, 1e-3), _epoch(0.125, 1e-3), _epoch(0.0625, 1e-3)]
+    assert _st(_claims(_stop(eps), np.array([400, 393, 392.9, 392.9]), {})["skl-slope-fullcov"]) == "FAIL"
+    # the rule never fired although k_max reached RABVI's K_max: FAIL of every row that needs the stop
+    never = _stop(stop_epoch=None)
+    rows = _claims(never, np.array([400.0, 393.0, 392.9, 392.88]), fixed, k_max=100_000)
+    assert _st(rows["stop-sensible-fullcov"]) == "FAIL" and _st(rows["stop-vs-fixed-fullcov-centred"]) == "FAIL"
+
+
+def test_claims_not_assessable():
+    stop, kl = _stop(), np.array([400.0, 393.0, 392.9, 392.88])
+    # one fixed-T repetition (the cpu scale's LSVI-FC), or a fixed-T run below the paper's N: not settled
+    one = {"centred": (100_000, 100, 10_000_000, FIVE[:1])}
+    r = _claims(stop, kl, one)["stop-vs-fixed-fullcov-centred"]
+    assert _st(r) == "NA" and "repetition" in r["note"]
+    small = {"centred": (2000, 25, 50_000_000, FIVE)}
+    assert _st(_claims(stop, kl, small)["stop-vs-fixed-fullcov-centred"]) == "NA"
+    # ... the same with a result that would FAIL: not counted either (symmetric)
+    assert _st(_claims(stop, kl + np.array([0, 0, 1.0, 0]), one)["stop-vs-fixed-fullcov-centred"]) == "NA"
+    # L_stop − 0.05 inside the interval of the fixed-T mean: not settled
+    wide = {"centred": (100_000, 100, 10_000_000, np.array([392.7, 393.0, 392.8, 392.95, 392.75]))}
+    r = _claims(stop, kl + np.array([0, 0, 0.0, 0]), wide)["stop-vs-fixed-fullcov-centred"]
+    assert _st(r) == "NA" and "interval" in r["note"]
+    # the budget ends inside the next epoch after fewer than W_min iterations: no later average, NOT ASSESSABLE
+    eps = [_epoch(0.5), _epoch(0.25, 1e-3), _epoch(0.125, 3e-4), _epoch(0.0625, success=False, iterations=150)]
+    r = _claims(_stop(eps), kl, one)["stop-sensible-fullcov"]
+    assert _st(r) == "NA" and "k_max ends inside" in r["note"]
+    # ... after ≥ W_min iterations its window average counts: here 0.1 nats lower, a FAIL; equal, a PASS
+    eps[-1] = _epoch(0.0625, success=False, iterations=1700)
+    assert _st(_claims(_stop(eps), np.array([400, 393, 393.0, 392.9]), one)["stop-sensible-fullcov"]) == "FAIL"
+    assert _st(_claims(_stop(eps), np.array([400, 393, 392.9, 392.9]), one)["stop-sensible-fullcov"]) == "PASS"
+    # the rule did not fire within a k_max below RABVI's K_max (Sonar at the cpu scale): NOT ASSESSABLE
+    rows = _claims(_stop(stop_epoch=None), kl, {"centred": (10_000, 100, 1_000_000, FIVE)}, k_max=5000)
+    assert _st(rows["stop-sensible-fullcov"]) == "NA" and _st(rows["stop-vs-fixed-fullcov-centred"]) == "NA"
+    assert "did not fire" in rows["stop-sensible-fullcov"]["measured"]
+    assert _st(_claims(stop, kl, one, slope=(np.nan, 1, 1.0))["skl-slope-fullcov"]) == "NA"
+
+
+def test_claims_of_another_dataset_carry_its_name():
+    stop, kl = _stop(), np.array([400.0, 393.0, 392.9, 392.88])
+    fixed = {"centred": (100_000, 100, 10_000_000, FIVE)}
+    pima = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl, fixed, w_min=50,
                                            k_max=1500, dataset="pima")
-    sonar = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl + 1.0, small, w_min=50,
+    sonar = stopping_claims.stopping_claims("fullcov", "LSVI-FC", stop, (np.nan, 1, 1.0), kl, fixed, w_min=50,
                                             k_max=1500, dataset="sonar")
-    assert [x["id"] for x in pima] == [x["id"] for x in r]
-    assert [x["id"] for x in sonar] == [x["id"] + "-sonar" for x in r]
-    assert [(x["passed"], x["assessable"]) for x in sonar] == [(x["passed"], x["assessable"]) for x in r]
-    assert "on Sonar" in sonar[0]["paper"] and "on Pima" in pima[0]["paper"]
+    assert [x["id"] + "-sonar" for x in pima] == [x["id"] for x in sonar]
+    assert [(x["passed"], x["assessable"]) for x in sonar] == [(x["passed"], x["assessable"]) for x in pima]
     assert all("Sonar" in x["paper"] for x in sonar) and not any("Sonar" in x["paper"] for x in pima)
     assert stopping.tag("pima", "meanfield") == "meanfield" and stopping.tag("sonar", "meanfield") == "sonar_meanfield"
+
+
+def test_rule_fires_at_the_earliest_epoch_when_successive_averages_are_close():
+    """Why "the rule fires" is no claim: RSKL^ = ρ + ξ/(Ĉ^½ γ) > 1 as soon as the SKL between successive averages is
+    small next to ξ², so on an accurate optimiser the rule fires at the first epoch allowed (t = 2) whenever three
+    FASO calls succeed (here LSVI-FC on a Gaussian target, as on Pima at the cpu scale)."""
+    prob, _, _ = _gaussian_problem()
+    stop = stopping.run_stopping(prob, "alg3", 200, jax.random.PRNGKey(0), gamma0=0.5, w_min=50, xi=0.2, k_max=3000,
+                                 centre=True)
+    ep = stop.result.epochs
+    assert stop.stop_epoch == 2 and all(e.success for e in ep[:3])
+    assert ep[2].rskl > 1.0 and ep[2].rskl * ep[2].ri > 1.0
 
 
 def test_figure(tmp_path):
@@ -157,7 +224,11 @@ def test_figure(tmp_path):
     assert table["evaluations"].tolist() == [100, 200, 300, 400]
     fig = plotting.stopping_figure({"Pima, LSVI-FC": dict(epochs=table, fixed={"paper (N=1e5, T=100)": (1e7, 393.5, 0.2)})})
     fig.savefig(tmp_path / "f.png")
-    assert (tmp_path / "f.png").stat().st_size > 0
+    top, bottom = fig.axes
+    xs = [np.asarray(ln.get_xdata(), float) for ln in bottom.lines]
+    assert any(x.size == 4 and np.allclose(x, [100, 200, 300, 400]) for x in xs)   # KL of the epochs vs evaluations
+    ys = np.concatenate([np.asarray(ln.get_ydata(), float) for ln in bottom.lines])
+    assert np.isfinite(ys).any() and np.nanmax(ys) > np.nanmin(ys)
 
 
 def test_figure_shows_an_unconverged_epoch(tmp_path):

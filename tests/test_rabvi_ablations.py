@@ -59,22 +59,29 @@ def test_detection_study_and_figure(tmp_path):
     assert len(rc.detection_claims([s])) == 5 and not rc.detection_claims([s])[0]["assessable"]
 
 
-def test_ablation_study_rabvi_reaches_about_xi(tmp_path):
-    rows = ra.ablation_study({"tau": [1.0, 1.2]}, ["identity"], 2, 1, seed=0)
+def test_ablation_study_initial_rate_binds_and_rabvi_ends_within_xi(tmp_path):
+    """γ₀ changes the run (unlike τ on this target, where the rule fires at the earliest epoch): with the same
+    initialisation and keys, a smaller γ₀ ends at a smaller final rate (same number of rates), so it takes longer and
+    ends more accurate; both end with √SKL(q̂, q*) below ξ = 0.1 (the paper plots SKL against ξ²)."""
+    rows = ra.ablation_study({"gamma0": [0.1, 0.5]}, ["identity"], 2, 1, seed=0)
+    lo, hi = rows
     assert len(rows) == 2 and all(r["terminated"] and r["success"] for r in rows)
-    assert all(r["sqrt_skl"] < 2 * 0.1 for r in rows)  # the paper: √SKL ≈ ξ at termination
-    plotting.rabvi_fig19_ablations(rows).savefig(tmp_path / "a.png")
+    assert lo["rates"] == hi["rates"]
+    assert lo["iterations"] > hi["iterations"] and lo["sqrt_skl"] < hi["sqrt_skl"] < 0.1
+    fig = plotting.rabvi_fig19_ablations(rows)
+    fig.savefig(tmp_path / "a.png")
+    pts = np.concatenate([c.get_offsets() for c in fig.axes[0].collections])
+    np.testing.assert_allclose(sorted(map(tuple, pts)),
+                               sorted((r["iterations"], r["sqrt_skl"] ** 2) for r in rows))  # one marker per run
 
 
-def test_ablation_claims_logic():
+def test_ablation_claims_need_five_repetitions():
     rows = [{"parameter": "gamma0", "value": v, "target": "identity", "rep": r, "iterations": it, "sqrt_skl": s,
              "terminated": True, "success": True, "rates": 3}
             for v, it, s in [(0.01, 40000, 0.01), (0.1, 5000, 0.03), (0.3, 3000, 0.05), (0.5, 3000, 0.06)] for r in range(2)]
     c = {x["id"]: x for x in rc.ablation_claims(rows, 2)}
-    assert not c["abl_gamma0_accuracy_insensitive"]["passed"]  # 0.06/0.01 = 6 > 3
-    assert c["abl_gamma0_runtime_insensitive"]["passed"]  # 5000/3000 without the extreme 0.01
-    assert c["abl_gamma0_extreme_longer"]["passed"] and c["abl_gamma0_extreme_longer"]["assessable"]
-    assert not rc.ablation_claims(rows, 1)[0]["assessable"]
+    assert set(c) == {"abl_gamma0_accuracy_insensitive", "abl_gamma0_runtime_insensitive", "abl_gamma0_extreme_longer"}
+    assert not any(x["assessable"] for x in c.values())  # PASS / FAIL cases: tests/test_rabvi_ablation_claims.py
 
 
 def test_reference_optimum_recovers_the_exact_mean_field_optimum():

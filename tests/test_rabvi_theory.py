@@ -72,6 +72,10 @@ def test_figures_and_claims(tmp_path):
            "worst_two": np.array([rt.check_schedule_cost(x, 2.0, [1, 3, 10]).max() for x in r])}
     fig = plotting.thm_rabvi_theory(summ, floors, {"a": np.array([0.5, 0.9])}, p52)
     fig.savefig(tmp_path / "a.png")
-    rows = rc.stationary_claims(summ, stat_assessable=False) + rc.prop52_claims(p52)
-    assert all(not row["assessable"] for row in rows[:9])
-    assert all(row["passed"] for row in rows[9:])
+    ax = fig.axes
+    np.testing.assert_allclose(ax[0].lines[0].get_ydata(), summ["sgd"]["bias"])  # panel (a): the measured bias
+    np.testing.assert_allclose(ax[3].lines[0].get_ydata(), rt.g(r))  # panel (d): g(r) and the simulated worst cases
+    np.testing.assert_allclose(ax[3].lines[1].get_ydata(), p52["worst_chi"])
+    stat = rc.stationary_claims(summ, stat_assessable=False)
+    assert len(stat) == 2 + 3 + 2 * 3 and all(not row["assessable"] for row in stat)
+    assert all(row["passed"] for row in rc.prop52_claims(p52))

@@ -8,10 +8,11 @@ import shutil
 
 import pytest
 
+from lsvi.pipeline import fingerprint as fp
 from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, claim, read_claims, write_claims
 from lsvi.pipeline.config import load_config
 from lsvi.pipeline.paths import repo_root
-from lsvi.pipeline.report import OK, collect, main, source_kind, write_report
+from lsvi.pipeline.report import OK, check_report, collect, main, source_kind, write_report
 
 CONFIG = """
 scale: smoke
@@ -36,6 +37,7 @@ def setup_results(tmp_path: Path) -> Path:
     write_claims(res / "11_beta" / "claims.csv", [
         claim("thm34-rate", "Thm 3.4", 0.5, 0.71, "|rate - 0.5| < 0.1", False, note="seed 0"),
         claim("sec5-speed", "Section 5", "faster", "faster", "equal", True),
+        claim("translation-x", "Table C.1", "-", "z = 0.3", "|z| < 3", True, kind="reference"),
         # the same id as in 10_alpha: claims are identified by (notebook, id)
         claim("fig1-slope", "Fig. 1", -1.0, -0.5, "|slope + 1| < 0.2 over >= 4 sizes", True,
               assessable=False, note="two sizes only"),
@@ -49,19 +51,24 @@ def setup_results(tmp_path: Path) -> Path:
 def test_aggregate_counts_and_missing(tmp_path):
     res = setup_results(tmp_path)
     n = write_report(res, tmp_path / "config" / "scales.yaml", hardware=HW)
-    assert n == {"claims": 5, "pass": 3, "fail": 1, "not_assessable": 1, "ok": 2, "failed": 1, "missing": 1}
+    # the headline counts the papers' statements (kind "paper") only: the reference row is counted apart
+    assert n == {"claims": 6, "paper_claims": 5, "pass": 3, "fail": 1, "not_assessable": 1, "ok": 2, "failed": 1,
+                 "missing": 1}
 
     rows = read_claims(res / "claims.csv")
-    assert [r.id for r in rows] == ["fig1-slope", "table2-pima-d", "thm34-rate", "sec5-speed", "fig1-slope",
-                                    "12_gamma:MISSING", "13_delta:FAILED"]
-    assert [r.status for r in rows] == [PASS, PASS, FAIL, PASS, NOT_ASSESSABLE, FAIL, FAIL]
+    assert [r.id for r in rows] == ["fig1-slope", "table2-pima-d", "thm34-rate", "sec5-speed", "translation-x",
+                                    "fig1-slope", "12_gamma:MISSING", "13_delta:FAILED"]
+    assert [r.status for r in rows] == [PASS, PASS, FAIL, PASS, PASS, NOT_ASSESSABLE, FAIL, FAIL]
+    assert [r.kind for r in rows].count("reference") == 1
     assert {r.scale for r in rows} == {"smoke"}
     assert rows[2].notebook == "11_beta" and rows[2].note == "seed 0"
 
     md = (res / "REPLICATION.md").read_text()
     assert "scale `smoke`" in md and "test-cpu (2 logical cores)" in md and "cpu:cpu" in md
-    assert ("**5 claims: 3 PASS, 1 FAIL, 1 NOT ASSESSABLE at this scale.** "
+    assert ("**5 statements of the papers: 3 PASS, 1 FAIL, 1 NOT ASSESSABLE at this scale.** "
             "Notebooks: 2 OK, 1 FAILED, 1 MISSING (of 4 listed).") in md
+    # the rows of every kind, per paper (1x: LSVI)
+    assert "| LSVI | 3 / 1 / 1 | 0 / 0 / 0 | 0 / 0 / 0 | 0 / 0 / 0 | 1 / 0 / 0 | 6 |" in md
     assert "`12_gamma` | **MISSING**" in md and "`13_delta` | **FAILED**" in md
     assert "Failing claims: `11_beta:thm34-rate`" in md
     assert "Not assessable at this scale: `11_beta:fig1-slope`" in md
@@ -72,8 +79,9 @@ def test_aggregate_counts_and_missing(tmp_path):
     assert heads == ["## Summary", "## Notebooks", "## Figures", "## Tables", "## Theorems", "## Other"]
     assert "### Thm 3.4 (0/1 pass)" in md and "### Fig. 1 (1/2 pass, 1 not assessable)" in md
     assert md.count("`thm34-rate`") == 1  # its table row (the failing list names 11_beta:thm34-rate)
-    assert "| 11_beta | `thm34-rate` | 0.5 | 0.71 | \\|rate - 0.5\\| < 0.1 | **FAIL** |" in md
-    assert "| 11_beta | `fig1-slope` | -1 | -0.5 |" in md and "_NOT ASSESSABLE_" in md
+    assert "| 11_beta | `thm34-rate` | paper | 0.5 | 0.71 | \\|rate - 0.5\\| < 0.1 | **FAIL** |" in md
+    assert "| 11_beta | `fig1-slope` | paper | -1 | -0.5 |" in md and "_NOT ASSESSABLE_" in md
+    assert "| 11_beta | `translation-x` | reference |" in md
 
 
 def test_rerun_after_fixing_a_failure(tmp_path):
@@ -81,7 +89,7 @@ def test_rerun_after_fixing_a_failure(tmp_path):
     write_claims(res / "13_delta" / "claims.csv", [claim("d", "Lemma 2", 1, 1, "equal", True)])
     (res / "13_delta" / "failed.ipynb").unlink()
     n = write_report(res, tmp_path / "config" / "scales.yaml", hardware=HW)
-    assert (n["ok"], n["failed"], n["missing"], n["claims"]) == (3, 0, 1, 6)
+    assert (n["ok"], n["failed"], n["missing"], n["claims"]) == (3, 0, 1, 7)
 
 
 def test_source_kind():
@@ -98,7 +106,7 @@ def test_source_kind():
 def test_cli_takes_scale_from_directory(tmp_path, capsys):
     res = setup_results(tmp_path)
     assert main([str(res), "--config", str(tmp_path / "config" / "scales.yaml")]) == 0
-    assert "5 claims, 3 PASS, 1 FAIL, 1 NOT ASSESSABLE" in capsys.readouterr().out
+    assert "6 rows; 5 statements of the papers: 3 PASS, 1 FAIL, 1 NOT ASSESSABLE" in capsys.readouterr().out
     assert (res / "REPLICATION.md").is_file()
     bogus = tmp_path / "results" / "bogus"
     bogus.mkdir()
@@ -112,12 +120,13 @@ def test_a_bad_claims_file_fails_its_notebook_not_the_report(tmp_path):
     bad = res / "12_gamma" / "claims.csv"
     bad.parent.mkdir(parents=True)
     # a duplicate id within one notebook, an unknown status, rows naming another notebook
-    header = "notebook,id,source,paper,measured,criterion,status,scale,note\n"
-    for body in ("12_gamma,a,Fig. 1,1,1,eq,PASS,smoke,\n12_gamma,a,Fig. 2,1,1,eq,PASS,smoke,\n",
-                 "12_gamma,a,Fig. 1,1,1,eq,MAYBE,smoke,\n",
-                 "10_alpha,a,Fig. 1,1,1,eq,PASS,smoke,\n",
+    header = "notebook,id,source,paper,measured,criterion,status,scale,note,kind\n"
+    for body in ("12_gamma,a,Fig. 1,1,1,eq,PASS,smoke,,paper\n12_gamma,a,Fig. 2,1,1,eq,PASS,smoke,,paper\n",
+                 "12_gamma,a,Fig. 1,1,1,eq,MAYBE,smoke,,paper\n",
+                 "12_gamma,a,Fig. 1,1,1,eq,PASS,smoke,,opinion\n",  # an unknown kind
+                 "10_alpha,a,Fig. 1,1,1,eq,PASS,smoke,,paper\n",
                  "not,a,claims,file\n"):
-        bad.write_text(header + body if body.count(",") >= 8 else body)
+        bad.write_text(header + body if body.count(",") >= 9 else body)
         n = write_report(res, cfg, hardware=HW)
         assert n["failed"] == 2 and n["ok"] == 2
         assert "`12_gamma` | **FAILED**" in (res / "REPLICATION.md").read_text()
@@ -127,6 +136,8 @@ def test_claim_needs_a_boolean_outcome():
     with pytest.raises(TypeError):
         claim("x", "Fig. 1", 1, 1, "equal", None)
     assert claim("x", "Fig. 1", 1, 2, "equal", False, assessable=False).status == NOT_ASSESSABLE
+    with pytest.raises(ValueError, match="kind"):
+        claim("x", "Fig. 1", 1, 1, "equal", True, kind="opinion")
     with pytest.raises(ValueError, match="duplicate"):
         write_claims("/nonexistent/never-written.csv", [claim("x", "F", 1, 1, "eq", True)] * 2, notebook="n")
 
@@ -163,8 +174,8 @@ def test_committed_reports_are_consistent():
         keys = [r.key for r in rows]
         assert len(keys) == len(set(keys)), csv_path
         md = (csv_path.parent / "REPLICATION.md").read_text()
-        real = [r for r in rows if not r.id.endswith((":FAILED", ":MISSING"))]
-        m = re.search(r"\*\*(\d+) claims: (\d+) PASS, (\d+) FAIL, (\d+) NOT ASSESSABLE", md)
+        real = [r for r in rows if not r.id.endswith((":FAILED", ":MISSING")) and r.kind == "paper"]
+        m = re.search(r"\*\*(\d+) statements of the papers: (\d+) PASS, (\d+) FAIL, (\d+) NOT ASSESSABLE", md)
         assert m, f"{csv_path.parent / 'REPLICATION.md'} has no summary line"
         assert tuple(map(int, m.groups())) == (
             len(real), sum(r.status == PASS for r in real), sum(r.status == FAIL for r in real),
@@ -182,7 +193,27 @@ def test_check_flags_incomplete_runs(tmp_path, capsys):
     write_claims(res / "13_delta" / "claims.csv", [claim("d", "Lemma 2", 1, 1, "equal", True)])
     (res / "13_delta" / "failed.ipynb").unlink()
     main([str(res), "--config", cfg])
-    assert main([str(res), "--check"]) == 0
+    # complete, but no notebook recorded its inputs: none can be shown current
+    assert main([str(res), "--check", "--config", cfg]) == 1
+    assert "STALE (inputs changed since its run: no fingerprint recorded" in capsys.readouterr().err
+    conf = load_config(cfg, {"scale": "smoke"}, check_notebooks=False)
+    nb = tmp_path / "notebooks"
+    nb.mkdir()
+    for stem in conf.notebooks:  # what the pipeline does before each notebook's run
+        (nb / f"{stem}.ipynb").write_text('{"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+        fp.write(res / stem, conf, stem, "smoke")
+    main([str(res), "--config", cfg])
+    assert main([str(res), "--check", "--config", cfg]) == 0
+    assert check_report(res, conf) == []
+    # an input edited after the run: that notebook, and only it, is STALE
+    (nb / "11_beta.ipynb").write_text('{"cells": [], "metadata": {"edited": 1}, "nbformat": 4, "nbformat_minor": 5}')
+    assert check_report(res, conf) == [
+        "notebook 11_beta: STALE (inputs changed since its run: notebooks/11_beta.ipynb)"]
+    # a scale parameter changed: every notebook whose parameters changed is STALE
+    (tmp_path / "config" / "scales.yaml").write_text(CONFIG.replace("12_gamma: {}", "12_gamma: {params: {smoke: {n: 2}}}"))
+    conf = load_config(cfg, {"scale": "smoke"}, check_notebooks=False)
+    assert [p.split(":")[0] for p in check_report(res, conf)] == ["notebook 11_beta", "notebook 12_gamma"]
+    assert "params" in check_report(res, conf)[1]
 
 
 def test_benchmark_times_appear_in_the_report(tmp_path):
@@ -198,6 +229,9 @@ def test_benchmark_times_appear_in_the_report(tmp_path):
 def test_carried_over_notebooks_keep_their_rows_and_are_named_in_the_report(tmp_path):
     res = setup_results(tmp_path)
     cfg = tmp_path / "config" / "scales.yaml"
+    conf = load_config(cfg, {"scale": "smoke"}, check_notebooks=False)
+    for stem in ("10_alpha", "11_beta"):
+        fp.write(res / stem, conf, stem, "smoke")
     write_report(res, cfg, hardware=HW)
     before = {(c.notebook, c.id): c for c in read_claims(res / "claims.csv")}
     shutil.rmtree(res / "10_alpha")
@@ -210,6 +244,26 @@ def test_carried_over_notebooks_keep_their_rows_and_are_named_in_the_report(tmp_
     md = (res / "REPLICATION.md").read_text()
     assert "**1 of 4 notebooks were not rerun for this report**" in md and "`11_beta`" in md
     assert "carried over from the smoke run of abc1234" in md
+    assert fp.read(res / "11_beta" / fp.FINGERPRINT) is not None  # carried with its rows
+    # a notebook whose inputs changed since the committed run cannot be carried over
+    (tmp_path / "config" / "scales.yaml").write_text(CONFIG.replace("11_beta: {}", "11_beta: {params: {smoke: {n: 2}}}"))
+    with pytest.raises(ValueError, match="STALE"):
+        main([str(res), "--config", str(cfg), "--carry-over", "11_beta"])
     # a notebook the report does not hold cannot be carried over
     with pytest.raises(ValueError, match="cannot carry it over"):
         main([str(res), "--config", str(cfg), "--carry-over", "12_gamma"])
+
+
+def test_readme_headline_counts_are_the_committed_reports():
+    """The README's "What replicates" counts are those of the committed reports' `paper` rows (no hand-written
+    number can drift from the report)."""
+    readme = (repo_root() / "README.md").read_text()
+    for scale in ("cpu", "smoke"):
+        rows = [r for r in read_claims(repo_root() / "results" / scale / "claims.csv")
+                if r.kind == "paper" and not r.id.endswith((":FAILED", ":MISSING"))]
+        n = (len(rows), sum(r.status == PASS for r in rows), sum(r.status == FAIL for r in rows),
+             sum(r.status == NOT_ASSESSABLE for r in rows))
+        m = re.search(rf"\*\*{scale} scale\*\*.*?(\d+) statements of the papers: (\d+) PASS, (\d+) FAIL, (\d+) NOT ASSESSABLE",
+                      readme, re.S)
+        assert m, f"README has no {scale} headline"
+        assert tuple(map(int, m.groups())) == n, scale

@@ -22,7 +22,7 @@ SNAKEMAKE = Path(sys.executable).with_name("snakemake")
 
 @pytest.fixture(scope="module")
 def dry_run():
-    pytest.importorskip("snakemake_executor_plugin_slurm")
+    import snakemake_executor_plugin_slurm  # noqa: F401  (in the lock file: missing fails, never skips)
     # --cores: a dry run defaults to 1 core, which would cap every job's threads at 1; a real
     # cluster run (make all PROFILE=slurm, no --cores) has no such cap.
     proc = subprocess.run([str(SNAKEMAKE), "-n", "--nolock", "--profile", "profiles/slurm", "--config", "scale=paper",

@@ -114,11 +114,12 @@ def test_blackjax_fullrank_recovers_a_gaussian_target():
 
 def test_pymc_openblas_option_gives_the_same_iterates():
     """pymc_advi's ``blas_ldflags`` option (issue 17, part 3) changes PyTensor's BLAS, not the
-    algorithm: same seed, same iterates (skipped where libopenblas is not installed)."""
+    algorithm: same seed, same iterates. libopenblas is a system library that ``make setup`` installs
+    (Debian's libopenblas-dev); where it is missing this test fails, it never skips."""
     import ctypes.util
 
-    if ctypes.util.find_library("openblas") is None:
-        pytest.skip("libopenblas not installed (apt-get install libopenblas-dev)")
+    assert ctypes.util.find_library("openblas") is not None, (
+        "libopenblas is not installed: run 'make setup' as root, or 'apt-get install libopenblas-dev'")
     from lsvi.baselines import pymc_advi
 
     rng = np.random.default_rng(1)

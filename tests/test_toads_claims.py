@@ -66,6 +66,13 @@ def test_mcwm_chain_is_skipped_without_steps():
     assert np.isnan(out.acceptance) and out.burn_in == 0
 
 
+def test_mcwm_chain_returns_the_kept_acceptance_indicators():
+    cfg = CFG._replace(mcwm_steps=60, mcmc_burn_in=20, mcmc_sigma=0.5)
+    out = toads_claims.mcwm_chain(lambda key, x: -0.5 * jnp.sum(x**2), cfg, jax.random.PRNGKey(0), jnp.zeros((1, 3)))
+    assert out.burn_in == 20 and out.accepted.shape == (40,) and out.theta.shape == (40, 3)
+    assert out.acceptance == out.accepted.mean() and 0 < out.acceptance < 1
+
+
 def fake_inputs(fc_shift=0.1, fc_sd_ratio=1.0, times=(20.0, 30.0, 60.0), rhat=1.01, ess=400.0, T=50):
     post_mean, post_sd = np.array([1.7, 35.0, 0.6]), np.array([0.05, 3.0, 0.03])
     flat = lambda m, s: toads_claims.Moments(np.tile(m, (T + 1, 1)), np.tile(s, (T + 1, 1)))
@@ -104,6 +111,32 @@ def test_claims_are_not_assessable_without_a_converged_reference_or_at_small_sca
     short = claims(times=(2.0, 3.0, 6.0))
     assert not short["bsl-lsvi-fraction-of-mcmc-cost"]["assessable"]
     assert not claims(T=20)["bsl-lsvi-mf-converges"]["assessable"]
+
+
+def test_acceptance_is_decided_on_its_batch_means_interval():
+    rng = np.random.default_rng(0)
+    cfg = CFG._replace(mcwm_steps=20000, num_sims=100, mcmc_sigma=0.1)
+    mf, fc, mcmc, _, table, _ = fake_inputs()
+    cfg = cfg._replace(num_iterations=50)
+
+    def row(rate, kept):
+        acc = rng.random(kept) < rate
+        mcwm = toads_claims.MCWM(float(acc.mean()), 1000, np.empty((0, 3)), acc)
+        return {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg)}["bsl-mcmc-acceptance"]
+
+    good, low, short = row(0.31, 10000), row(0.08, 10000), row(0.23, 100)
+    assert good["assessable"] and good["passed"] and good["kind"] == "paper"
+    assert low["assessable"] and not low["passed"]
+    assert not short["assessable"] and "straddles" in short["note"]  # 100 kept steps: s.e. ≈ 0.04
+    rate, lo, hi = toads_claims.acceptance_interval(np.tile([True, False, False, False], 250))
+    assert rate == 0.25 and lo <= 0.25 <= hi
+    assert np.isnan(toads_claims.acceptance_interval(np.ones(5, bool))[1])
+
+
+def test_claim_kinds():
+    rows = claims()
+    assert rows["bsl-mcmc-benchmark-rhat"]["kind"] == "reference"
+    assert {r["kind"] for k, r in rows.items() if k != "bsl-mcmc-benchmark-rhat"} == {"paper"}
 
 
 def test_table1_rows_carry_the_papers_values():

@@ -58,3 +58,20 @@ def test_raabbvi_adapter_uses_our_regression_and_returns_floats():
     np.testing.assert_allclose(w, [(1 + 1 / 9) ** -0.25, 1.0])  # eq. 25 weights, most recent epoch weight 1
     np.testing.assert_allclose(lg, np.log([0.15, 0.075]))
     assert isinstance(b0, float) and isinstance(b1, float) and b1 < 0  # fewer iterations at larger γ
+
+
+def test_viabel_runs_are_deterministic_and_restore_the_timer():
+    """Same seed, same run: viabel's draws are seeded and its timing-dependent check schedule uses the unit-cost timer
+    (`viabel_deterministic`); viabel's own Timer / MCSE and numpy's global generator are restored afterwards."""
+    P = np.linalg.inv(rg.covariance("banded", 3))
+    np.random.seed(11)
+    before = np.random.get_state()[1].copy()
+    a, b = (vf.run_faso(P, 0.03, eps=0.1, k_max=10_000, seed=2) for _ in range(2))
+    assert a.iterations == b.iterations and np.array_equal(a.position, b.position)
+    np.testing.assert_array_equal(np.random.get_state()[1], before)
+    with vf.viabel_shims():
+        import viabel._mc_diagnostics as md
+        import viabel._utils as vu
+        import viabel.optimization as vo
+
+        assert vo.Timer is vu.Timer and vo.MCSE is md.MCSE

@@ -21,6 +21,14 @@ RAABBVI adapter (`run_raabvi`): viabel fits eq. 21 with a compiled Stan model (`
 (1,)-arrays that `int()` rejects under numpy 2.4: the adapter's `wls` calls it and returns floats. Everything else is viabel's code,
 including what differs from our Algorithm 2 (listed in `VIABEL_DIFFERENCES`).
 
+Reproducibility (`viabel_deterministic`, inside both runners). viabel's draws come from `MFGaussian(d, seed)`'s own
+`RandomState`, seeded here from the caller's seed; numpy's global generator (which viabel's other objectives use) is
+seeded from it too and restored afterwards. What still made two identical runs differ is viabel's FASO check
+schedule: it rescales the next MCSE window by max(1.05, 1 + 1/√(1 + r)) with r measured by wall-clock timers
+(`viabel._utils.Timer`). While viabel runs, that timer is replaced by a deterministic one counting one unit per
+optimisation step and W units per MCSE over a window of W iterates, so r = (k + 1)/k ≈ 1 and the factor is
+≈ χ(1) = 1.707, the value ours uses (r = 1). Iterations are then a function of the seed alone.
+
 The target is N(0, V) given by its precision P = V⁻¹ (autograd log density −½ θᵀPθ).
 """
 from __future__ import annotations
@@ -37,7 +45,8 @@ import numpy as np
 VIABEL_DIFFERENCES = (
     "viabel FASO: convergence checked every k_check = W_min iterations (ours W_min/2); accuracy rule max_i MCSE_i < ε "
     "(ours: mean_i, as Algorithm 1 prints) and ESS > W_min/8 = 25 (ours ≥ 50); its own R̂/ESS estimators (ours ArviZ); "
-    "recheck factor max(1.05, χ(r)) with r measured; optimiser state not reset between FASO calls except for the "
+    "recheck factor max(1.05, χ(r)) with r measured by wall-clock timers (here r ≈ 1 by a unit-cost timer, "
+    "`viabel_deterministic`, as ours r = 1); optimiser state not reset between FASO calls except for the "
     "averaged optimisers. viabel RAABBVI: eq. 26 weights (1 + (T − t)²/81)^{-1/4}; if the fitted slope is ≥ 0 the "
     "first point is dropped and the refitted slope used whatever its sign (ours: K̂ = K_γ when α̂ ≥ 0); "
     "N_0 = iters0 = 1000 (ours 5 W_min = 1000)."
@@ -67,6 +76,39 @@ def viabel_shims():
             sys.modules.pop("pystan", None)
         if added_alias and hasattr(np, "product"):
             del np.product
+
+
+@contextlib.contextmanager
+def viabel_deterministic(seed: int):
+    """Inside `viabel_shims`: numpy's global generator seeded from `seed` (restored on exit), and viabel's wall-clock
+    `Timer` and `MCSE` in `viabel.optimization` replaced by a unit-cost timer (1 per optimisation step, W per MCSE
+    over W iterates): the check-cost ratio r ≈ 1, as ours, and no dependence on the machine's timing."""
+    import viabel.optimization as vo
+
+    state = {"mcse_calls": 0, "w": 0}
+    mcse = vo.MCSE
+
+    def counted_mcse(x, *args, **kwargs):
+        state["mcse_calls"] += 1
+        state["w"] = len(x)
+        return mcse(x, *args, **kwargs)
+
+    class UnitTimer:
+        def __enter__(self):
+            self._calls = state["mcse_calls"]
+            return self
+
+        def __exit__(self, *args):
+            self.interval = float(state["w"]) if state["mcse_calls"] > self._calls else 1.0
+
+    saved_timer, saved_rng = vo.Timer, np.random.get_state()
+    vo.Timer, vo.MCSE = UnitTimer, counted_mcse
+    np.random.seed(seed)
+    try:
+        yield
+    finally:
+        vo.Timer, vo.MCSE = saved_timer, mcse
+        np.random.set_state(saved_rng)
 
 
 class ViabelResult(NamedTuple):
@@ -106,7 +148,8 @@ def run_faso(precision, learning_rate: float, *, optimizer: str = "avg_adam", w_
         lam0 = np.zeros(2 * d) if init is None else np.asarray(init, float)
         faso = viabel.FASO(_optimizer(optimizer, learning_rate), mcse_threshold=eps, W_min=w_min)
         t0 = time.perf_counter()
-        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        with viabel_deterministic(seed), contextlib.redirect_stdout(io.StringIO()), \
+                contextlib.redirect_stderr(io.StringIO()):
             out = faso.optimize(k_max, obj, lam0)
         wall = time.perf_counter() - t0
     stopped = out["k_stopped"] is not None
@@ -152,7 +195,8 @@ def run_raabvi(precision, *, regression: Callable, optimizer: str = "avg_adam", 
         vo.StanModel_cache = lambda *a, **k: None  # the compiled regression model is not needed by the adapter
         try:
             t0 = time.perf_counter()
-            with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            with viabel_deterministic(seed), contextlib.redirect_stdout(io.StringIO()), \
+                    contextlib.redirect_stderr(io.StringIO()):
                 out = opt.optimize(k_max, obj, lam0)
             wall = time.perf_counter() - t0
         finally:

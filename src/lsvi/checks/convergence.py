@@ -33,9 +33,12 @@ ALGORITHM_NAMES = {"alg1": "Algorithm 1 (OLS)", "alg3": "Algorithm 3 (eq. 20 + 1
 BLOWN_UP = 1e3  # an excess loss above this (or non-finite): the run left the basin of η*
 
 
-def _claim(id, source, paper, measured, criterion, passed, note="", assessable=True) -> dict:
+def _claim(id, source, paper, measured, criterion, passed, note="", assessable=True, kind="paper") -> dict:
     return dict(id=id, source=source, paper=paper, measured=measured, criterion=criterion, passed=passed,
-                note=note, assessable=assessable)
+                note=note, assessable=assessable, kind=kind)
+
+
+BIAS_SLOPE_MAX = -0.9  # Lemma D.9, O(1/N): slope ≤ −1 + 0.1 (the 0.1 of the floor-slope rows)
 
 
 def _tag(factor: float) -> str:
@@ -77,10 +80,14 @@ def exact_optimum(family, f: Callable, eta0, target_a: float, target_b: float, n
     report = (f"q* = N({mean_star:.6f}, {var_star:.6f}),  |φ(η*) − η*|∞ = {float(residual):.1e},  KL* = {kl_star:.6f}\n"
               f"l* = uKL(q*|π) = {l_star + np.exp(log_z_pi):.6f};  quadrature error on E_q[f]: {quad_err:.1e};  "
               f"Prop. 2.3 error: {prop23_err:.1e}")
-    claims = [_claim("fixed-point-prop23", "Prop 2.3", "at a fixed point, log Z_η* = log Z(π) − KL*",
-                     f"error {prop23_err:.1e} (fixed-point residual {float(residual):.1e})", "error < 1e-8",
-                     prop23_err < 1e-8)]
+    claims = optimum_claims(prop23_err, float(residual))
     return Optimum(eta_star, float(residual), quad_err, log_z_pi, l_star, kl_star, prop23_err, report, claims)
+
+
+def optimum_claims(prop23_err: float, residual: float) -> list:
+    """Claim ``fixed-point-prop23``: |log Z_η* − (log Z(π) − KL*)| < 1e-8 (Proposition 2.3)."""
+    return [_claim("fixed-point-prop23", "Prop 2.3", "at a fixed point, log Z_η* = log Z(π) − KL*",
+                   f"error {prop23_err:.1e} (fixed-point residual {residual:.1e})", "error < 1e-8", prop23_err < 1e-8)]
 
 
 class LocalConstants(NamedTuple):
@@ -123,16 +130,24 @@ def local_constants(family, f: Callable, eta0, opt: Optimum, alpha_factors, exac
               f"(t = {t[sel][0]}..{t[sel][-1]}): {mu_contraction:.6f}\n"
               f"over the grid: λ_min(I − J) ∈ [{lam_min.min():.3f}, {lam_min.max():.3f}], λ_max ≤ {lam_max.max():.3f}; "
               f"minimum at N({grid_m[i]:.2f}, {np.exp(grid_lv[j]):.2f})")
-    claims = [
+    claims = local_claims(mu, mu_contraction, L, float(lam_min.min()), curvature_grid)
+    return LocalConstants(J, mu, L, eps_c, alphas, schedules, exact_trace, exact_exc, lam_min, report, claims)
+
+
+def local_claims(mu: float, mu_contraction: float, L: float, lam_min_grid: float, curvature_grid: int) -> list:
+    """Claims ``local-mu-contraction`` (μ̂ from the eigenvalues and from the contraction of the exact
+    iteration agree within 1 %: a consistency check of our constants, kind "reference") and
+    ``no-global-strong-convexity`` (min over the grid of λ_min(I − J) ≤ 0)."""
+    return [
         _claim("local-mu-contraction", "Sec 2.2 / Assumption 2.5", "l(η_t) − l* ≈ (1 − εμ)^{2t} for the exact iteration",
                f"μ̂(eigen) = {mu:.4f}, μ̂(contraction) = {mu_contraction:.4f}, L̂ = {L:.4f}", "|ratio − 1| < 1%",
-               abs(mu_contraction / mu - 1) < 0.01),
+               abs(mu_contraction / mu - 1) < 0.01, kind="reference",
+               note="a consistency check of the local constants used by the rate rows, not a statement of the paper"),
         _claim("no-global-strong-convexity", "Assumption 2.5 / Remark 2.6",
                "μ-strong convexity relative to D_Z* assumed; 'rarely verified in practice'",
-               f"min λ_min(I−J) = {lam_min.min():.3f} on a {curvature_grid}² grid (μ̂ = {mu:.3f} at η*)",
-               "min λ_min ≤ 0 (assumption fails globally)", lam_min.min() <= 0,
+               f"min λ_min(I−J) = {lam_min_grid:.3f} on a {curvature_grid}² grid (μ̂ = {mu:.3f} at η*)",
+               "min λ_min ≤ 0 (assumption fails globally)", lam_min_grid <= 0,
                note="the rate checks below are local: all iterates converge to η*")]
-    return LocalConstants(J, mu, L, eps_c, alphas, schedules, exact_trace, exact_exc, lam_min, report, claims)
 
 
 def stochastic_runs(key, family, log_target, eta0, schedules, n_grid, num_reps: int, num_steps: int, algorithms):
@@ -184,25 +199,36 @@ def monte_carlo_floor(family, f: Callable, traces, opt: Optimum, local: LocalCon
         ratio = (float(table.loc[(table["algorithm"] == alg) & (table["N"] == nmax), "N·floor"].iloc[0]) / pred[alg]
                  if nmax else np.nan)
         span = f"N ∈ [{keep.min()}, {keep.max()}]" if keep.size else "no finite N"
-        enough = keep.size >= 4 and keep.max() >= 100 * keep.min()
         if fit is not None:
             lines.append(f"{name}: slope {fit.slope:.3f}, 95% bootstrap CI [{fit.lo:.3f}, {fit.hi:.3f}] over {span}; "
                          f"N·floor / prediction at N = {nmax}: {ratio:.3f}")
-        claims.append(_claim(
-            f"floor-slope-{alg}", "Thm 3.4 (eq. 12)", "Monte Carlo floor O(1/N): log–log slope −1",
-            f"{fit.slope:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] ({span}, {keep.size} values)" if fit else "n/a",
-            "|slope + 1| ≤ 0.1 over ≥ 4 N spanning ≥ 2 decades", fit is not None and abs(fit.slope + 1) <= 0.1,
-            assessable=enough,
-            note=f"{name}, constant ε = 1/L̂, {num_reps} runs × {num_steps - burn_in} iterations per N"
-                 + ("" if enough else f"; only {keep.size} usable values of N")))
-        claims.append(_claim(
-            f"floor-constant-{alg}", "Thm 3.4 (eq. 12)", "floor = C/N (C not explicit in the paper)",
-            f"N·floor / linearised prediction = {ratio:.3f} at N = {nmax}", "|ratio − 1| ≤ 0.15",
-            bool(abs(ratio - 1) <= 0.15), note=f"prediction ½tr(HΣ) = {pred[alg]:.3f}"))
+        claims += floor_claims(alg, fit, keep, ratio, pred[alg], num_reps, num_steps - burn_in)
         nd = int(table.loc[table["algorithm"] == alg, "diverged runs"].sum())
         if nd:
             lines.append(f"  {name}: {nd} diverged runs (excluded N: {sorted(set(n_grid) - set(keep.tolist()))})")
     return Floor(floor, pred, fits, V, table, "\n".join(lines), claims)
+
+
+def floor_claims(alg: str, fit, keep, ratio: float, pred: float, num_reps: int, num_iter: int) -> list:
+    """Claims ``floor-slope-<alg>`` (|slope + 1| ≤ 0.1 over ≥ 4 N spanning ≥ 2 decades, else NOT
+    ASSESSABLE) and ``floor-constant-<alg>`` (N·floor / ½tr(HΣ) within 15 % at the largest N: the
+    constant is our linearisation, the paper gives none, kind "beyond"). ``fit``: a `SlopeFit` or
+    None; ``keep``: the N whose runs all stayed in the basin."""
+    name = ALGORITHM_NAMES[alg]
+    keep = np.asarray(keep)
+    span = f"N ∈ [{keep.min()}, {keep.max()}]" if keep.size else "no finite N"
+    enough = bool(keep.size >= 4 and keep.max() >= 100 * keep.min())
+    return [
+        _claim(f"floor-slope-{alg}", "Thm 3.4 (eq. 12)", "Monte Carlo floor O(1/N): log–log slope −1",
+               f"{fit.slope:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] ({span}, {keep.size} values)" if fit else "n/a",
+               "|slope + 1| ≤ 0.1 over ≥ 4 N spanning ≥ 2 decades", fit is not None and abs(fit.slope + 1) <= 0.1,
+               assessable=enough,
+               note=f"{name}, constant ε = 1/L̂, {num_reps} runs × {num_iter} iterations per N"
+                    + ("" if enough else f"; only {keep.size} usable values of N")),
+        _claim(f"floor-constant-{alg}", "Thm 3.4 (eq. 12)", "floor = C/N (C not explicit in the paper)",
+               f"N·floor / linearised prediction = {ratio:.3f} at N = {int(keep.max()) if keep.size else None}",
+               "|ratio − 1| ≤ 0.15", bool(abs(ratio - 1) <= 0.15), kind="beyond",
+               note=f"prediction ½tr(HΣ) = {pred:.3f} (our linearisation around η*; the paper gives no constant)")]
 
 
 class Bias(NamedTuple):
@@ -230,28 +256,41 @@ def one_step_bias(key, family, f: Callable, opt: Optimum, n_grid, bias_reps: int
     event_reps = min(bias_reps, 2000)
     p_event = np.array([rates.well_conditioned_probability(jax.random.fold_in(key, 2 * 10**6 + n), family, opt.eta_star,
                                                            n, event_reps, num_nodes) for n in n_grid])
-    p_se = np.sqrt(np.maximum(p_event * (1 - p_event), 1.0 / event_reps) / event_reps)
-    monotone = bool(np.all(np.diff(p_event) >= -2 * np.hypot(p_se[1:], p_se[:-1])))
-    rises = bool(p_event[-1] - p_event[0] > 4 * np.hypot(p_se[-1], p_se[0]))
     report = "\n".join([
         pd.DataFrame({"N": n_grid, "‖bias‖ Alg 1": b_norm, "se": b_se, "N·‖bias‖": np.asarray(n_grid) * b_norm,
                       "max|z| Alg 1": z_ols, "max|z| Alg 3": z_wht}).to_string(index=False),
         f"Alg 1 bias slope {fit.slope:.3f} [{fit.lo:.3f}, {fit.hi:.3f}]",
         f"P(A(ω*)) = P(‖F − F̂‖ < ‖F⁻¹‖⁻¹) at η*: {dict(zip(n_grid, np.round(p_event, 3)))}"])
-    claims = [
+    claims = bias_claims(n_grid, p_event, event_reps, fit, float(z_wht.max()), bias_reps)
+    return Bias(bias, b_norm, b_se, fit, p_event, report, claims)
+
+
+def bias_claims(n_grid, p_event, event_reps: int, fit, z_wht_max: float, bias_reps: int) -> list:
+    """Claims ``event-Ak-probability`` (P(A(ω*)) non-decreasing in N within 2 s.e. and
+    P(N_max) − P(N_min) > 4 s.e.), ``bias-ols-slope`` (Lemma D.9: the bias of F̂⁻¹ẑ is O(1/N), an upper
+    bound: weighted log–log slope ≤ `BIAS_SLOPE_MAX` = −0.9 over ≥ 4 N, the same 0.1 as the floor
+    slopes; else NOT ASSESSABLE) and ``bias-alg3-zero`` (max |z| < 4). ``p_event`` (#N,),
+    ``fit`` a `SlopeFit` of the bias norm in N."""
+    n_grid, p_event = list(n_grid), np.asarray(p_event, float)
+    p_se = np.sqrt(np.maximum(p_event * (1 - p_event), 1.0 / event_reps) / event_reps)
+    monotone = bool(np.all(np.diff(p_event) >= -2 * np.hypot(p_se[1:], p_se[:-1])))
+    rises = bool(p_event[-1] - p_event[0] > 4 * np.hypot(p_se[-1], p_se[0]))
+    enough = len(n_grid) >= 4
+    return [
         _claim("event-Ak-probability", "Thm 3.4 item 1", "P(A_k) ≥ 1 − δ once √N ≥ C0 r⁻²(k+1)δ⁻¹(…)",
                "P(A(ω*)) = " + ", ".join(f"{p:.3f} (N={n})" for n, p in zip(n_grid, p_event)),
                "non-decreasing in N (within 2 s.e.) and P(N_max) − P(N_min) > 4 s.e.", monotone and rises,
                note=f"one step at η*, {event_reps} draws of F̂ per N; A_k needs the event at all k + 1 steps, which is very "
                     "unlikely over hundreds of steps at small N: the expectations measured here are unconditional"),
         _claim("bias-ols-slope", "Lemma D.9", "bias of F̂⁻¹ẑ is O(1/N)",
-               f"slope {fit.slope:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] (N ∈ {list(n_grid)})", "|slope + 1| ≤ 0.25 over ≥ 4 N",
-               abs(fit.slope + 1) <= 0.25, assessable=len(n_grid) >= 4,
-               note=f"Algorithm 1 at η*, {bias_reps} repetitions per N"
-                    + ("" if len(n_grid) >= 4 else f"; only {len(n_grid)} values of N")),
+               f"slope {fit.slope:.3f} [{fit.lo:.3f}, {fit.hi:.3f}] (N ∈ {n_grid})",
+               f"slope ≤ {BIAS_SLOPE_MAX:g} over ≥ 4 N (O(1/N) is an upper bound: −1 with the floor rows' 0.1)",
+               bool(fit.slope <= BIAS_SLOPE_MAX), assessable=enough,
+               note=f"Algorithm 1 at η*, {bias_reps} repetitions per N, weighted least squares (95% interval in "
+                    "brackets); Lemma D.9 conditions on the event A, the bias measured here is unconditional (P(A) "
+                    "in event-Ak-probability)" + ("" if enough else f"; only {len(n_grid)} values of N")),
         _claim("bias-alg3-zero", "Eq. 20 / Thm 4.1", "Algorithm 3's γ̂ is unbiased (so is η̂', linear in γ̂)",
-               f"max |z| = {z_wht.max():.2f} over {len(n_grid)} N × 3 components", "max |z| < 4", z_wht.max() < 4)]
-    return Bias(bias, b_norm, b_se, fit, p_event, report, claims)
+               f"max |z| = {z_wht_max:.2f} over {len(n_grid)} N × 3 components", "max |z| < 4", z_wht_max < 4)]
 
 
 class Estimators(NamedTuple):
@@ -281,6 +320,14 @@ def remark_37(key, family, f: Callable, points: dict, V: dict, n_grid, bias_reps
     table = pd.DataFrame(rows)
     report = (f"asymptotic N·MSE at η* (quadrature): OLS tr V = {np.trace(V['alg1']):.3f}, "
               f"exact FIM (= Alg 3) tr V = {np.trace(V['alg3']):.3f}")
+    claims = remark37_claims(table, bias_reps)
+    return Estimators(table, report, claims)
+
+
+def remark37_claims(table: pd.DataFrame, bias_reps: int) -> list:
+    """Claims ``remark3.7-ols-vs-{two-sample,exact-fim}``: the MSE ratio other/OLS > 1 with its 95 %
+    lower bound > 1 at every N and point. ``table``: columns point, N, "<other>/OLS" and
+    "<other>/OLS lo" for other in ("two-sample", "exact FIM")."""
     claims = []
     for other in ("two-sample", "exact FIM"):
         worst = table.loc[table[f"{other}/OLS lo"].idxmin()]
@@ -291,7 +338,7 @@ def remark_37(key, family, f: Callable, points: dict, V: dict, n_grid, bias_reps
             f"smallest 95% lower bound {worst[f'{other}/OLS lo']:.3g} ({worst['point']}, N = {int(worst['N'])})",
             "ratio > 1 with the 95% lower bound > 1 at every N, at η* and η0", bool((table[f"{other}/OLS lo"] > 1).all()),
             note=f"{bias_reps} repetitions per N and point; MSE includes the OLS's O(1/N) bias"))
-    return Estimators(table, report, claims)
+    return claims
 
 
 class Regimes(NamedTuple):
@@ -306,8 +353,8 @@ def descent_regimes(family, f: Callable, opt: Optimum, local: LocalConstants, et
                     precision_floor: float, num_nodes: int = 40) -> Regimes:
     """Part (b), exact iterations with ε_t⁻¹ = L̂ + αt: weights c_t and C_k of Theorem 3.4, the
     bound's first term (ε_0⁻¹ − μ)uKL(q*|q_0)/C_k, last-decade slopes of the last iterate, of ω̄_k
-    and of the bound. Claims ``ct-regime-*``, ``bound-rate-*``, ``local-rate-*``,
-    ``avg-faster-than-bound-*``, ``bound-holds-*``."""
+    and of the bound. Claims ``local-rate-*``,
+    ``avg-faster-than-bound-*``, ``bound-holds-*`` (`regime_claims`)."""
     d0 = float(rates.ukl_between(family, opt.eta_star, eta0))  # uKL(q_ω* | q_ω0) = D_Z*(ω*, ω0)
     k = np.arange(1, exact_steps + 1)
     rows, exact_avg, bounds, weights = [], {}, {}, {}
@@ -325,29 +372,38 @@ def descent_regimes(family, f: Callable, opt: Optimum, local: LocalConstants, et
                      "last-iterate slope": fits["last"], "average slope": fits["average"],
                      "max avg/bound": np.nanmax(exact_avg[a] / bounds[a])})
     table = pd.DataFrame(rows)
+    max_ratio = {fac: float(np.nanmax(exact_avg[a] / bounds[a])) for a, fac in zip(local.alphas, alpha_factors)}
+    holds = {fac: bool(np.all(exact_avg[a] <= bounds[a] * (1 + 1e-12))) for a, fac in zip(local.alphas, alpha_factors)}
+    claims = regime_claims(table, max_ratio, holds, exact_steps)
+    return Regimes(table, weights, exact_avg, bounds, claims)
+
+
+def regime_claims(table: pd.DataFrame, max_ratio: dict, holds: dict, exact_steps: int) -> list:
+    """Claims of part (b) on LSVI's exact iterates, per row of ``table`` (columns factor, "bound exp
+    (mu/alpha)", "local exp (2mu/alpha)", "last-iterate slope", "average slope"):
+    ``local-rate-*`` (last-iterate slope within 10 % of the local-quadratic −2μ/α: our local theory,
+    kind "beyond"), ``avg-faster-than-bound-*`` (ω̄_k slope ≤ −μ/α + 0.02) and ``bound-holds-*``
+    (l(ω̄_k) − l* ≤ the bound's first term at every k ≤ ``exact_steps``; ``holds`` and ``max_ratio``
+    {factor: ...}). The weights c_t and the bound's own slope are properties of the formula
+    (deterministic in α/μ), not of LSVI: they are tested in tests/test_rates.py, not claimed."""
     claims = []
     for r in table.to_dict("records"):
         tag = _tag(r["factor"])
         be, le = r["bound exp (mu/alpha)"], r["local exp (2mu/alpha)"]
         claims += [
-            _claim(f"ct-regime-{tag}", "Thm 3.4 item 3", f"α/μ = {r['factor']:g}: (c_t) {r['expected c_t']}",
-                   r["c_t"], "equal", r["c_t"] == r["expected c_t"]),
-            _claim(f"bound-rate-{tag}", "Thm 3.4 item 3", f"descent term O(k^-{be:.3g})",
-                   f"slope of the bound's first term {r['bound slope']:.3f}", "|slope + μ/α| ≤ 0.05",
-                   bool(abs(r["bound slope"] + be) <= 0.05)),
             _claim(f"local-rate-{tag}", "Thm 3.4 item 3 (local)",
                    f"descent term O(k^-{be:.3g}) (an upper bound; local quadratic theory: k^-{le:.3g})",
                    f"last-iterate slope {r['last-iterate slope']:.3f}", "|slope / (−2μ/α) − 1| ≤ 0.1",
-                   bool(abs(r["last-iterate slope"] / -le - 1) <= 0.1),
-                   note="2μ/α is the local-quadratic prediction; the theorem's exponent μ/α is an upper bound"),
+                   bool(abs(r["last-iterate slope"] / -le - 1) <= 0.1), kind="beyond",
+                   note="2μ/α is the local-quadratic prediction (ours); the theorem's exponent μ/α is an upper bound"),
             _claim(f"avg-faster-than-bound-{tag}", "Thm 3.4 (eq. 12)", f"l(ω̄_k) − l* = O(k^-{be:.3g})",
                    f"ω̄_k slope {r['average slope']:.3f}", "slope ≤ −μ/α + 0.02", bool(r["average slope"] <= -be + 0.02))]
-    for a, fac in zip(local.alphas, alpha_factors):
+    for fac in table["factor"]:
         claims.append(_claim(
             f"bound-holds-{_tag(fac)}", "Thm 3.4 (eq. 12)", "l(ω̄_k) − l* ≤ (ε0⁻¹−μ)uKL(q*|q0)/C_k (exact gradients)",
-            f"max ratio {np.nanmax(exact_avg[a] / bounds[a]):.3f} over k ≤ {exact_steps}", "ratio ≤ 1 for all k",
-            bool(np.all(exact_avg[a] <= bounds[a] * (1 + 1e-12))), note="local μ̂; global relative strong convexity fails"))
-    return Regimes(table, weights, exact_avg, bounds, claims)
+            f"max ratio {max_ratio[fac]:.3f} over k ≤ {exact_steps}", "ratio ≤ 1 for all k", bool(holds[fac]),
+            note="local μ̂; global relative strong convexity fails"))
+    return claims
 
 
 class StochasticAverage(NamedTuple):
@@ -385,11 +441,17 @@ def stochastic_average(family, f: Callable, traces, opt: Optimum, local: LocalCo
         keep = [n for n in n_grid if blowups[n, a] == 0 and np.isfinite(gap[n, a]) and gap[n, a] > 3 * gap_se[n, a]]
         lines.append(f"α/μ = {fac:g}: N used {keep}")
         fit = loglog_fit(keep, [gap[n, a] for n in keep]) if len(keep) >= 2 else None
-        claims.append(_claim(
-            f"avg-mc-gap-{_tag(fac)}", "Thm 3.4 (eq. 12)", "Monte Carlo terms of eq. (12) vanish as O(1/N)",
-            f"slope of E l(ω̄_T) − l(ω̄_T exact) in N: {fit.slope:.3f} (N ∈ {keep})" if fit else f"resolved N: {keep}",
-            "slope ≤ −0.8 over ≥ 4 N", fit is not None and fit.slope <= -0.8, assessable=len(keep) >= 4,
-            note=f"{num_reps} runs, T = {num_steps}; −1 expected asymptotically; N with blown-up runs, or a gap ≤ 3 se "
-                 "(noise, or negative: the stochastic ω̄_T below the exact one, consistent with the upper bound) excluded"
-                 + ("" if len(keep) >= 4 else f"; only {len(keep)} usable values of N")))
+        claims.append(gap_claim(fac, keep, fit, num_reps, num_steps))
     return StochasticAverage(mean, gap, gap_se, blowups, "\n".join(lines), claims)
+
+
+def gap_claim(factor: float, keep, fit, num_reps: int, num_steps: int) -> dict:
+    """Claim ``avg-mc-gap-<α/μ>``: slope in N of E l(ω̄_T) − l(ω̄_T exact) ≤ −0.8 over the ≥ 4 resolved
+    N of ``keep`` (else NOT ASSESSABLE); ``fit`` a `SlopeFit` over them or None."""
+    return _claim(
+        f"avg-mc-gap-{_tag(factor)}", "Thm 3.4 (eq. 12)", "Monte Carlo terms of eq. (12) vanish as O(1/N)",
+        f"slope of E l(ω̄_T) − l(ω̄_T exact) in N: {fit.slope:.3f} (N ∈ {keep})" if fit else f"resolved N: {keep}",
+        "slope ≤ −0.8 over ≥ 4 N", fit is not None and fit.slope <= -0.8, assessable=len(keep) >= 4,
+        note=f"{num_reps} runs, T = {num_steps}; −1 expected asymptotically; N with blown-up runs, or a gap ≤ 3 se "
+             "(noise, or negative: the stochastic ω̄_T below the exact one, consistent with the upper bound) excluded"
+             + ("" if len(keep) >= 4 else f"; only {len(keep)} usable values of N"))

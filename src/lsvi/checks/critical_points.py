@@ -117,7 +117,8 @@ def claims(fixed_points, log_z, log_z_exact, gradients, kl_gradients, intercepts
            max_iter: int, grad_tol: float, fd_tol: float, num_points: int) -> list[dict]:
     """Claim rows (keyword arguments of ``Run.claim``) of notebook 10, from the fixed points
     ({name: `theory.fixed_point` result}), the grid log Z(π) ({name: float}) and its exact values where
-    known ({name: float | None}), and the DataFrames (one row per target) of the checks above."""
+    known ({name: float | None}), and the DataFrames (one row per target) of the checks above.
+    Every row has kind "paper" except ``logZ-grid-*`` ("reference": a check of the reference grid)."""
     rows = []
     for name, fp in fixed_points.items():
         converged = fp.residual <= fixed_point_tol * (1 + float(jnp.max(jnp.abs(fp.eta))))
@@ -128,7 +129,8 @@ def claims(fixed_points, log_z, log_z_exact, gradients, kl_gradients, intercepts
         if value is not None:
             rows.append(dict(id=f"logZ-grid-{name}", source="setup", paper=f"log Z(π) = {value:g} ({name})",
                              measured=log_z[name], criterion=f"|grid − {value:g}| < 1e-9",
-                             passed=abs(log_z[name] - value) < 1e-9))
+                             passed=abs(log_z[name] - value) < 1e-9, kind="reference",
+                             note="validates the Gauss–Legendre grid used as the independent reference below"))
     for name, r in gradients.iterrows():
         rows.append(dict(id=f"prop2.3-grad-ukl-autodiff-{name}", source="Prop 2.3",
                          paper="∇_η uKL(q_η|π) = 0 at the LSVI fixed point", measured=r.autodiff_at_fixed_point,
@@ -161,4 +163,4 @@ def claims(fixed_points, log_z, log_z_exact, gradients, kl_gradients, intercepts
                          paper="∇_η̄ KL = 0 alone does not give ∇_η uKL = 0",
                          measured=f"‖∇uKL‖∞ = {r.grad_ukl_shifted:.3g} with η⁽⁰⁾ + 0.5", criterion="‖∇uKL‖∞ > 0.1",
                          passed=r.grad_ukl_shifted > 0.1))
-    return rows
+    return [{"kind": "paper", **r} for r in rows]

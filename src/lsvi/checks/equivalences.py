@@ -82,7 +82,7 @@ def claims(agree: pd.DataFrame, num_nodes: dict, num_steps: int, step_sizes, tol
                          paper="the iterates (η_t) stay in V (f log-concave)", measured=bool(g.all_valid.all()),
                          criterion="all iterates valid", passed=bool(g.all_valid.all()),
                          note="not enforced: the exact LSVI step never backtracks"))
-    return rows
+    return [{**r, "kind": "paper"} for r in rows]
 
 
 class Reference(NamedTuple):

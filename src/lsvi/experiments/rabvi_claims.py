@@ -1,21 +1,27 @@
 """Claims rows of notebook 40_rabvi_theory (RABVI paper, Welandawe et al.), criteria fixed before the runs.
 
-Each function returns a list of keyword dicts for `Run.claim`. Criteria:
+Each function returns a list of keyword dicts for `Run.claim` (each with its "kind"). Criteria:
 
 * Thm 2.1 (SGD, stationary ψ): log–log slope of |ψ̄_γ − ψ*| in [0.8, 1.2] (O(γ) bias) and of the sd of the
   ψ iterates in [0.4, 0.6] (O(γ^{1/2}) spread), over ≥ 4 learning rates;
 * Prop. 4.4 (SGD, avgRMSProp, avgAdam; κ = 1): slope of δ_t vs γ_t in [1.7, 2.3], fitted on the γ_t ≤ 0.1
   whose δ_t is ≥ 3× its Monte Carlo scale, ≥ 3 such points;
-* Prop. 4.5 / main text (RMSProp, Adam) with the measured slope s: eq. 20 reads δ ∝ γ^{2κ} so κ̂ = s/2,
-  criterion κ̂ ∈ [0.5, 1.1] (Prop. 4.5's [1/2, 1] plus Monte Carlo allowance 0.1); the main text reads
-  SKL = Θ(|γ − γ'|^{κ/2}) so κ̂ = 2s, criteria κ̂ ∈ [0.8, 1.2] ("κ ≈ 1", RMSProp, Fig. C.6) and κ̂ ∈ (1, 1.6)
-  (Adam, Fig. C.7);
+* Prop. 4.5 with the captions of Figs C.6 / C.7 (RMSProp κ ≈ 0.5; Adam κ < 0.8, close to 0.6): κ̂ = slope/2 with
+  its 95 % t interval; PASS when the interval meets [0.4, 0.6] (RMSProp) / [0.5, 0.7] (Adam) and lies below 0.8
+  (SGD's κ = 1 excluded), FAIL when it misses the band, otherwise not settled (NOT ASSESSABLE);
+* the text's Θ(|γ − γ'|^{κ/2}) (κ ≈ 1 RMSProp, κ ∈ (1, 1.6) Adam), a "reading" pair: as printed κ̂ = 2·slope, and
+  the captions' reading κ_text = 2κ of eq. 20 = the slope itself; criteria κ̂ ∈ [0.8, 1.2] / [1.0, 1.6];
 * Def. 4.2: numerical c* equal to √(2/(1 − e⁻¹)) within 1e-4 for d = 1..5, and the paper's 1.78 its rounding;
 * Props 4.1, 4.3, 5.1: zero violations over the random pairs (≥ 1,000);
 * Prop. 5.2: |χ_num(r) − χ(r)| ≤ 1e-5 on the r grid; g(0) = 4, g strictly decreasing, min/(1 + r) = g(r)
   within 1e-8; the simulated check-schedule cost ratio ≤ g(r) everywhere;
-* RABVI (10-d Gaussian): the termination rule fires before K_max with every FASO call successful, and the
-  final √SKL(q̂, q*) < 2ξ (q* exact: mean 0, σ_i² = 1/[V⁻¹]_ii).
+* RABVI (10-d Gaussian): the stop against the idealized rule of Section 4.2 (`stop_quality`: with the next learning
+  rate run with the rule off, I = RSKL × RI from the true √SKL (eq. 13) and the observed iterations (eq. 14) is > τ at
+  the stop and ≤ τ at the rate before where the rule may fire there), and √SKL(q̂, q*) at the stop in [ξ/2, 2ξ]
+  (q* exact: mean 0, σ_i² = 1/[V⁻¹]_ii).
+
+Every row carries a kind (lsvi.pipeline.claims.KINDS): "reading" for the eq. 10 and Section 4.3 pairs, "reference"
+for the PyMC-ADVI stand-in and the viabel side by side, "paper" otherwise.
 
 References
 ----------
@@ -30,6 +36,15 @@ from lsvi.checks import rabvi_theory as rt
 from lsvi.experiments.rabvi_gaussian import at_budget
 
 SRC = "Welandawe et al. (RABVI)"
+
+
+def _kinds(rows: list[dict]) -> list[dict]:
+    """Every row with its `kind` (lsvi.pipeline.claims.KINDS: "paper" unless the builder set another) and its
+    `assessable` flag (True unless set)."""
+    for r in rows:
+        r.setdefault("kind", "paper")
+        r.setdefault("assessable", True)
+    return rows
 
 
 def _in(x, lo, hi):
@@ -68,23 +83,46 @@ def stationary_claims(summaries: dict, stat_assessable: bool) -> list[dict]:
                         passed=f is not None and _in(f.slope, 1.7, 2.3),
                         assessable=stat_assessable and s["n_fit"] >= 3,
                         note="local slopes that fall towards 2 as γ decreases point to o(γ²) terms, not to κ ≠ 1"))
+    captions = {"rmsprop": ("Fig. C.6 caption: \u201cThe estimates suggest κ is approximately 0.5\u201d (RMSProp)", (0.4, 0.6)),
+                "adam": ("Fig. C.7 caption: \u201cThe estimates suggest κ is less than 0.8, with all point estimates close "
+                         "to 0.6\u201d (Adam)", (0.5, 0.7))}
     for name, main_lo, main_hi, main_txt in (("rmsprop", 0.8, 1.2, "κ ≈ 1 (Fig. C.6)"),
                                              ("adam", 1.0, 1.6, "κ ∈ (1, 1.6), point estimate 1.2 (Fig. C.7)")):
         s = summaries[name]
         f = s["delta_fit"]
         ok = stat_assessable and s["n_fit"] >= 3
         sl = f.slope if f is not None else float("nan")
-        out.append(dict(id=f"prop4.5_kappa_eq20_{name}", source=f"{SRC}, Prop. 4.5 eq. 20",
-                        paper="SKL = C{γ^κ − γ'^κ}² + o(γ^{2κ}), κ ∈ [1/2, 1]: slope 2κ",
-                        measured=f"slope {sl:.3f}, κ̂ = slope/2 = {sl / 2:.3f}; local slopes {_local(s)}",
-                        criterion="κ̂ in [0.5, 1.1]", passed=_in(sl / 2, 0.5, 1.1), assessable=ok))
-        out.append(dict(id=f"prop4.5_kappa_main_text_{name}", source=f"{SRC}, Section 4.3 text",
-                        paper=f"SKL = Θ(|γ − γ'|^{{κ/2}}) with {main_txt}",
-                        measured=f"slope {sl:.3f}, κ̂ = 2·slope = {2 * sl:.3f}",
-                        criterion=f"κ̂ in [{main_lo}, {main_hi}]", passed=_in(2 * sl, main_lo, main_hi),
-                        assessable=ok, note="eq. 20 and the text's exponent differ by a factor 4 in κ; "
-                                            "see the notebook for which one the slopes support"))
-    return out
+        lo, hi = (f.lo / 2, f.hi / 2) if f is not None else (float("nan"), float("nan"))
+        cap, (b_lo, b_hi) = captions[name]
+        # κ̂ = slope/2 (eq. 20/21) with its 95 % t interval: FAIL when the interval misses the caption's band,
+        # PASS when it meets the band and lies below 0.8 (told apart from SGD's κ = 1), otherwise not settled
+        meets = np.isfinite(lo) and lo <= b_hi and hi >= b_lo
+        settled = (not meets) or hi < 0.8
+        out.append(dict(id=f"prop4.5_kappa_eq20_{name}", source=f"{SRC}, Prop. 4.5 eq. 20 / eq. 21 and {cap[:9]}",
+                        paper=f"{cap}; SKL = C{{γ^κ − γ'^κ}}² + o(γ^{{2κ}}) (eq. 20): slope 2κ",
+                        measured=(f"slope {sl:.3f}, κ̂ = slope/2 = {sl / 2:.3f}, 95 % CI [{lo:.3f}, {hi:.3f}]; "
+                                  f"local slopes {_local(s)}"),
+                        criterion=(f"95 % CI of κ̂ meets [{b_lo}, {b_hi}] and lies below 0.8 (SGD-like κ = 1 excluded): "
+                                   f"PASS; CI misses [{b_lo}, {b_hi}]: FAIL; else not settled"),
+                        passed=bool(meets and hi < 0.8), assessable=bool(ok and f is not None and settled),
+                        note="κ̂ as the captions' κ̂ of eq. 21 (slope 2κ); the averaged optimisers' slopes (prop4.4 rows) "
+                             "are the yardstick: a plain optimiser with the same slope behaves like them here, not "
+                             "like the captions"))
+        # the text's Θ(|γ − γ'|^{κ/2}) as printed (κ̂ = 2·slope) and as the captions read it (κ_text = 2 κ_eq20 =
+        # the slope itself: κ_text ≈ 1 = 2 × 0.5 for RMSProp, 1.2 = 2 × 0.6 for Adam)
+        for suffix, kh, how in (("", 2 * sl, "as printed, SKL slope κ/2: κ̂ = 2·slope"),
+                                ("_captions", sl, "captions' reading, κ_text = 2κ of eq. 20 = the SKL slope: κ̂ = slope")):
+            out.append(dict(id=f"prop4.5_kappa_main_text{suffix}_{name}", source=f"{SRC}, Section 4.3 text",
+                            paper=f"SKL(q_γ*, q_γ'*) = Θ(|γ − γ'|^{{κ/2}}) with {main_txt}",
+                            measured=f"slope {sl:.3f}, κ̂ = {kh:.3f} ({how})",
+                            criterion=f"κ̂ in [{main_lo}, {main_hi}]", passed=_in(kh, main_lo, main_hi),
+                            assessable=ok, kind="reading",
+                            note=("as printed: the text's numbers cannot be read with the κ/2 exponent (κ ≈ 1 would be "
+                                  "a slope of 0.5, outside Prop. 4.5's [1, 2]); see the captions' reading"
+                                  if not suffix else
+                                  "the captions' reading: the text's κ is twice eq. 20's (κ ≈ 0.5 → 1, ≈ 0.6 → 1.2), "
+                                  "the SKL slope itself; it predicts slopes ≈ 1.0 / ≈ 1.2, against ≈ 1.9 measured")))
+    return _kinds(out)
 
 
 def bound_claims(c_num: dict, p41: dict, p43: dict, p51: dict, n_pairs: int) -> list[dict]:
@@ -110,8 +148,8 @@ def bound_claims(c_num: dict, p41: dict, p43: dict, p51: dict, n_pairs: int) -> 
         out.append(dict(id=cid, source=f"{SRC}, {src}", paper=paper,
                         measured=f"{int(np.sum(~ok))} violations in {n} random cases",
                         criterion="0 violations in ≥ 1,000 random cases", passed=bool(np.all(ok)) and n >= 1000,
-                        note=note))
-    return out
+                        note=note, kind="reading" if cid.startswith("prop4.1_eq10") else "paper"))
+    return _kinds(out)
 
 
 def prop52_claims(p52: dict) -> list[dict]:
@@ -120,7 +158,7 @@ def prop52_claims(p52: dict) -> list[dict]:
     g0 = float(rt.g(0.0))
     dec = bool(np.all(np.diff(p52["g"]) < 0))
     worst = float(np.max(p52["worst_chi"] - p52["g"]))
-    return [dict(id="prop5.2_chi_is_argmin", source=f"{SRC}, Prop. 5.2 and eq. A.28",
+    return _kinds([dict(id="prop5.2_chi_is_argmin", source=f"{SRC}, Prop. 5.2 and eq. A.28",
                  paper="χ(r) = 1 + (1 + r)^{-1/2} minimises rχ + χ²/(χ − 1)",
                  measured=f"max |χ_num − χ(r)| = {dchi:.1e} over {p52['r'].size} r in [{p52['r'].min():.0e}, {p52['r'].max():.0e}]",
                  criterion="≤ 1e-5", passed=dchi <= 1e-5),
@@ -130,98 +168,196 @@ def prop52_claims(p52: dict) -> list[dict]:
             dict(id="prop5.2_schedule_cost", source=f"{SRC}, Prop. 5.2 (proof A.21–A.33)",
                  paper="checking at k_conv + χ(r)^j W_conv costs at most g(r) × OPT",
                  measured=f"max over r and W_opt/W_conv of (simulated ratio − g(r)) = {worst:.3g}; doubling (χ = 2) worst at smallest r: {p52['worst_two'][0]:.3f}",
-                 criterion="simulated ratio ≤ g(r) everywhere", passed=worst <= 1e-9)]
+                 criterion="simulated ratio ≤ g(r) everywhere", passed=worst <= 1e-9)])
 
 
-def rabvi_claims(res, sqrt_skl: float, xi: float, k_max: int, regression: str) -> list[dict]:
-    return [dict(id="rabvi_terminates", source=f"{SRC}, Algorithm 2", paper="RABVI stops by the inefficiency rule RSKL·RI > τ",
-                 measured=f"terminated={res.terminated}, FASO success={res.success}, {len(res.epochs)} learning rates, "
-                          f"{res.iterations} iterations (K_max = {k_max})",
-                 criterion="rule fires before K_max, every FASO call succeeds", passed=bool(res.terminated and res.success),
-                 note=f"eq. 21 fitted by {regression}"),
-            dict(id="rabvi_accuracy_10d", source=f"{SRC}, Section 7.1 (Fig. 5: √SKL ≈ ξ at termination)",
-                 paper="final √SKL(q̂, q*) about ξ = 0.1", measured=f"√SKL = {sqrt_skl:.4f}",
-                 criterion=f"< 2ξ = {2 * xi:g}", passed=bool(sqrt_skl < 2 * xi), note=f"eq. 21 fitted by {regression}")]
+def idealized_index(true_sqrt_skl, iterations, t: int, xi: float = 0.1, n0: int = 1000) -> float:
+    """The idealized inefficiency index of Section 4.2 at epoch t, from the true √SKL(q*, q_γ) of epochs t and t + 1
+    (eq. 13: RSKL = (√SKL_{t+1} + ξ)/√SKL_t) and the observed iterations of epochs t + 1 and t (eq. 14: RI =
+    K_{t+1}/(K_t + N_0)); nan when epoch t + 1 is missing."""
+    if t < 0 or t + 1 >= len(true_sqrt_skl):
+        return float("nan")
+    return float((true_sqrt_skl[t + 1] + xi) / true_sqrt_skl[t] * iterations[t + 1] / (iterations[t] + n0))
+
+
+def stop_quality(res, true_sqrt_skl, iterations, xi: float = 0.1, tau: float = 1.0, n0: int = 1000) -> dict:
+    """RABVI's stop against the idealized rule (Section 4.2). `true_sqrt_skl`, `iterations`: per epoch of `res`,
+    followed by the next epoch run with the rule off (τ = ∞ continuation, same random numbers) when it completed.
+    Returns the stop epoch t*, I_true(t*) (> τ: the next rate was not worth its cost), I_true(t* − 1) when
+    t* − 1 ≥ 2 (the rule could have fired there; ≤ τ: going on was right), passed and assessable (a run that did
+    not stop, or whose FASO failed, is a settled FAIL; a stop whose next rate is missing is not assessable)."""
+    t = len(res.epochs) - 1
+    now = idealized_index(true_sqrt_skl, iterations, t, xi, n0)
+    before = idealized_index(true_sqrt_skl, iterations, t - 1, xi, n0) if t - 1 >= 2 else float("nan")
+    stopped = bool(res.terminated and res.success)
+    ok_now = bool(np.isfinite(now) and now > tau)
+    ok_before = bool(not np.isfinite(before) or before <= tau)
+    return {"t": t, "now": now, "before": before, "passed": bool(stopped and ok_now and ok_before),
+            "before_any": idealized_index(true_sqrt_skl, iterations, t - 1, xi, n0),
+            "assessable": bool((not stopped) or np.isfinite(now))}
+
+
+def _stop_row(cid, source, res, q, true_sqrt_skl, label, tau=1.0):
+    tr = " → ".join(f"{v:.3f}" for v in true_sqrt_skl)
+    before = (f"{q['before']:.2f}" if np.isfinite(q["before"]) else
+              f"{q.get('before_any', float('nan')):.2f} (not in the criterion: Algorithm 2 may not stop there)")
+    return dict(id=cid, source=source,
+                paper="RABVI terminates when the inefficiency index I = RSKL × RI exceeds τ (Algorithm 2; eq. 22 "
+                      "estimates the idealized rule of eqs 13–14)",
+                measured=(f"{label}terminated={res.terminated}, FASO success={res.success}, stop at rate {q['t'] + 1} "
+                          f"({res.iterations} iterations); true √SKL per rate (the last one with the rule off): {tr}; "
+                          f"idealized I at the stop {q['now']:.2f}, at the rate before {before}"),
+                criterion=(f"rule fires, every FASO call succeeds, and the idealized I (true √SKL, observed iterations "
+                           f"of the next rate run with the rule off) > τ = {tau:g} at the stop and ≤ τ at the rate before "
+                           f"where the rule could fire there"),
+                passed=q["passed"], assessable=q["assessable"],
+                note="the estimated rule against the paper's idealized one; NOT ASSESSABLE when the next rate did not "
+                     "complete within the continuation budget")
+
+
+def rabvi_claims(res, sqrt_skl, xi: float, k_max: int, regression: str, nxt: dict | None = None,
+                 n0: int = 1000) -> list[dict]:
+    """Notebook 40's 10-d RABVI run: its stop against the idealized rule (`nxt`: the next rate run with the rule off,
+    `rabvi_gaussian.next_summary`; None or unsuccessful when it did not complete) and √SKL at the stop in [ξ/2, 2ξ]."""
+    sqrt_skl = [float(v) for v in np.atleast_1d(sqrt_skl)]
+    iters = [float(e.iterations) for e in res.epochs]
+    if nxt is not None and nxt["success"]:
+        sqrt_skl, iters = sqrt_skl + [float(nxt["sqrt_skl"])], iters + [float(nxt["iterations"])]
+    q = stop_quality(res, np.array(sqrt_skl), np.array(iters), xi, n0=n0)
+    final = sqrt_skl[len(res.epochs) - 1]
+    row = _stop_row("rabvi_terminates", f"{SRC}, Algorithm 2 and Section 4.2", res, q, sqrt_skl, f"K_max = {k_max}: ")
+    row["note"] += f"; eq. 21 fitted by {regression}"
+    return _kinds([row,
+            dict(id="rabvi_accuracy_10d", source=f"{SRC}, Section 7.1 text (Fig. 5)",
+                 paper="“SKL(q*, q̂*)^{1/2} ≈ ξ”", measured=f"√SKL at the stop = {final:.4f} (ξ = {xi:g})",
+                 criterion=f"rule fires and √SKL in [ξ/2, 2ξ] = [{xi / 2:g}, {2 * xi:g}] (factor 2 either side)",
+                 passed=bool(res.terminated and res.success and xi / 2 <= final <= 2 * xi),
+                 note=f"one run; eq. 21 fitted by {regression}")])
 
 
 # ---------------------------------------------------------------------------------------------------------------
 # Notebook 41_rabvi_gaussian_targets (Section 7.1, Figs 3–5, 7, C.10, and viabel side by side). Criteria fixed
 # before the runs:
 #
-# * per target: RABVI's rule fires with every FASO call successful and the final √SKL(q̂, q*) < 2ξ (Fig. 5, text);
-# * Fig. 5 "√SKL ≈ ξ at termination": every target's final √SKL in [ξ/4, 2ξ];
+# * per target (`rabvi_gauss_*`): the stop against the idealized rule (`stop_quality`, as in notebook 40), the next
+#   rate run with the rule off (`rabvi_gaussian.next_epoch_after_stop`); NOT ASSESSABLE when it did not complete;
+# * Fig. 5 "√SKL ≈ ξ at termination": every target stops with √SKL in [ξ/2, 2ξ] (one run per target, the paper's);
 # * Fig. 3b: RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2} within a factor 3 of the true √SKL(λ̄_t, q*) for ≥ 75 % of the
 #   (target, epoch ≥ 1) pairs;
-# * Fig. 4: the eq. 26 prediction within a factor 2 of the observed next epoch's iterations for ≥ 75 % of the pairs
-#   (≥ 3 pairs to be assessable);
+# * Fig. 4: the eq. 26 prediction within a factor 2 of the observed next epoch's iterations for ≥ 75 % of the pairs,
+#   pairs from ≥ 5 independent runs (each target's stop + continuation, and the τ = ∞ prediction runs) and ≥ 3 pairs;
 # * Fig. 7 / text: RABVI's final √SKL ≤ the best final √SKL of a baseline group (fixed rate Adam / RMSProp / WAdagrad;
-#   SGD-ED; RMSProp-ED / -C) in a strict majority of targets, the baselines run for K_max (assessable when
-#   num_steps ≥ the paper's 100,000 and ≥ 4 targets); the same at RABVI's own iteration budget (baselines' curve
-#   at the last point ≤ RABVI's termination iteration); Adam-ED / Adam-C final within a factor 2 of RABVI's in a
-#   strict majority of targets ("closely matching");
-# * Fig. 7 / text "RABVI consistently outperforms ADVI" (PyMC's mean-field ADVI with every PyMC default as the
-#   stand-in for Stan's ADVI): RABVI's final √SKL ≤ ADVI's (a) after its `advi_steps` iterations (assessable when
-#   ≥ 100,000 and ≥ 4 targets) and (b) at RABVI's own termination iteration (≥ 4 targets), in a strict majority of
-#   targets;
+#   SGD-ED; RMSProp-ED / -C) in a strict majority of targets (one run per target, the paper's count), the baselines
+#   run for K_max = 100,000; below that a FAIL is settled when RABVI does not already win a strict majority (the
+#   baselines only improve with more steps, RABVI's end point is fixed), a PASS is not; the same at RABVI's own
+#   iteration budget; Adam-ED / Adam-C final within a factor 2 of RABVI's in a strict majority of targets ("closely
+#   matching"; settled FAIL below K_max when the targets with every ratio ≥ 1/2 are not a strict majority);
+# * "RABVI consistently outperforms ADVI" against PyMC's mean-field ADVI with every PyMC default: kind "reference"
+#   (a stand-in, not the paper's baseline): RABVI ≤ ADVI (a) after `advi_steps` (assessable at ≥ 100,000) and (b) at
+#   RABVI's own termination iteration, in a strict majority of ≥ 4 targets;
 # * Fig. C.10 "NGD is not stable for the diagonal non-identity covariance": NGD inside RABVI on the diagonal target
 #   has a failed FASO call, no termination before K_max, or a final √SKL ≥ 2ξ (assessable with ≥ 4 targets);
 # * Fig. C.10: avgRMSProp inside RABVI within a factor 2 of avgAdam's final √SKL on every target; plain RMSProp's
 #   √SKL at its last learning rate ≥ 0.7 × at its second ("does not improve as the step size decreases") on a
 #   strict majority of targets;
-# * viabel side by side (≥ 3 seeds to be assessable): mean final √SKL of ours and viabel's differ by ≤ 2 combined
-#   standard errors over seeds, and the mean termination iterations within a factor 2, for FASO and for RABVI; and
-#   the FASO iterations within a factor 2 again with viabel's ESS_min = 25 and check period 200 in ours.
+# * viabel side by side, kind "reference" (≥ 5 seeds to be assessable): mean final √SKL of ours and viabel's differ
+#   by ≤ 2 combined standard errors over seeds, and the mean termination iterations within a factor 2, for FASO and
+#   for RABVI; a post hoc diagnostic: the FASO iterations with viabel's ESS_min = 25 and check period 200 in ours.
 # ---------------------------------------------------------------------------------------------------------------
 
 def _final(study, opt="avg_adam"):
     return float(study["rabvi"][opt]["true"][-1])
 
 
-def gaussian_accuracy_claims(studies: dict, xi: float, prediction: dict | None = None) -> list[dict]:
+def _with_next(r):
+    """True √SKL and iterations of a RABVI run's epochs, followed by the next rate run with the rule off when that
+    completed (`r["next"]`, from `rabvi_gaussian.next_epoch_after_stop`)."""
+    nxt = r.get("next")
+    t, it = list(r["true"]), list(r["iterations"])
+    if nxt is not None and nxt["success"]:
+        t, it = t + [nxt["sqrt_skl"]], it + [nxt["iterations"]]
+    return np.array(t, float), np.array(it, float)
+
+
+def gaussian_accuracy_claims(studies: dict, xi: float, predictions=None, min_runs: int = 5) -> list[dict]:
+    """Per target, RABVI's stop against the idealized rule (`stop_quality`); Fig. 5's √SKL ≈ ξ (every target in
+    [ξ/2, 2ξ]); Fig. 3b; Fig. 4 on the (prediction, observed) pairs of every independent run (the targets' next rate
+    after the stop and the τ = ∞ runs of `predictions`, a list; a dict is one run), assessable with pairs from
+    ≥ `min_runs` runs and ≥ 3 pairs."""
     out = []
     for name, s in studies.items():
         r = s["rabvi"]["avg_adam"]
-        res = r["result"]
-        out.append(dict(id=f"rabvi_gauss_{name}", source=f"{SRC}, Section 7.1 (Figs 5, 7)",
-                        paper="RABVI terminates with √SKL(q*, q̂) ≈ ξ",
-                        measured=(f"d = {s['d']}: terminated={res.terminated}, FASO success={res.success}, "
-                                  f"{len(res.epochs)} rates, {res.iterations} iterations, √SKL = {r['true'][-1]:.4f}"),
-                        criterion=f"rule fires, every FASO succeeds, √SKL < 2ξ = {2 * xi:g}",
-                        passed=bool(res.terminated and res.success and r["true"][-1] < 2 * xi)))
+        true, iters = _with_next(r)
+        q = stop_quality(r["result"], true, iters, xi)
+        out.append(_stop_row(f"rabvi_gauss_{name}", f"{SRC}, Algorithm 2, Sections 4.2 and 7.1", r["result"], q, true,
+                             f"d = {s['d']}: "))
     finals = np.array([_final(s) for s in studies.values()])
+    stopped = all(s["rabvi"]["avg_adam"]["result"].terminated for s in studies.values())
     out.append(dict(id="fig5_sqrt_skl_near_xi", source=f"{SRC}, Fig. 5 and Section 7.1 text",
-                    paper="SKL(q*, q̂)^{1/2} ≈ ξ at the termination point",
-                    measured="final √SKL: " + ", ".join(f"{n} {v:.3f}" for n, v in zip(studies, finals)),
-                    criterion=f"every target in [ξ/4, 2ξ] = [{xi / 4:g}, {2 * xi:g}]",
-                    passed=bool(np.all((finals >= xi / 4) & (finals <= 2 * xi)))))
+                    paper="“SKL(q*, q̂*)^{1/2} ≈ ξ”",
+                    measured="√SKL at the stop: " + ", ".join(f"{n} {v:.3f}" for n, v in zip(studies, finals)),
+                    criterion=f"every target stops with √SKL in [ξ/2, 2ξ] = [{xi / 2:g}, {2 * xi:g}] (factor 2 either side)",
+                    passed=bool(stopped and np.all((finals >= xi / 2) & (finals <= 2 * xi))),
+                    note="one run per target, as the paper's Figs 5 and 7"))
     ratios = np.concatenate([s["rabvi"]["avg_adam"]["estimate"][1:] / s["rabvi"]["avg_adam"]["true"][1:]
                              for s in studies.values()])
     ok = np.mean((ratios >= 1 / 3) & (ratios <= 3)) if ratios.size else np.nan
     out.append(dict(id="fig3b_skl_estimate", source=f"{SRC}, Fig. 3b (eqs 17, 21)",
                     paper="estimated √SKL (Ĉ γ^{2κ̂})^{1/2} tracks the true √SKL(q_γ, q*)",
-                    measured=f"estimate/true over {ratios.size} (target, epoch ≥ 1): median {np.median(ratios):.2f}, "
-                             f"range [{ratios.min():.2f}, {ratios.max():.2f}], {100 * ok:.0f} % within ×3",
+                    measured=(f"estimate/true over {ratios.size} (target, epoch ≥ 1): median {np.median(ratios):.2f}, "
+                              f"range [{ratios.min():.2f}, {ratios.max():.2f}], {100 * ok:.0f} % within ×3")
+                    if ratios.size else "no epoch ≥ 1",
                     criterion="≥ 75 % within a factor 3", passed=bool(ok >= 0.75), assessable=ratios.size >= 3,
                     note="the true value includes the Monte Carlo error of the iterate average"))
-    runs = [s["rabvi"]["avg_adam"] for s in studies.values()] + ([prediction] if prediction else [])
-    pairs = [(r["predicted_next"][t], r["iterations"][t + 1]) for r in runs
-             for t in range(2, len(r["iterations"]) - 1) if r.get("success", np.ones(t + 2, bool))[t + 1]]
-    pr = np.array([p / a for p, a in pairs]) if pairs else np.array([])
+    if isinstance(predictions, dict):
+        predictions = [predictions]
+    pr, per_run = [], []
+    for s in studies.values():  # the prediction made at the stop, observed by the next rate run with the rule off
+        r = s["rabvi"]["avg_adam"]
+        nxt, t = r.get("next"), len(r["iterations"]) - 1
+        if nxt is not None and nxt["success"] and t >= 2 and np.isfinite(r["predicted_next"][t]):
+            pr.append(r["predicted_next"][t] / nxt["iterations"])
+            per_run.append(1)
+    for r in predictions or []:
+        n = 0
+        for t in range(2, len(r["iterations"]) - 1):
+            if r["success"][t + 1]:
+                pr.append(r["predicted_next"][t] / r["iterations"][t + 1])
+                n += 1
+        if n:
+            per_run.append(n)
+    pr = np.array(pr, float)
     ok = float(np.mean((pr >= 0.5) & (pr <= 2))) if pr.size else float("nan")
     out.append(dict(id="fig4_iteration_prediction", source=f"{SRC}, Fig. 4 (eq. 26)",
                     paper="predicted iterations to convergence at the next rate match the observed ones",
-                    measured=(f"predicted/observed over {pr.size} pairs: " + ", ".join(f"{v:.2f}" for v in pr))
-                    if pr.size else "no completed epoch after a prediction (RABVI stopped at the first predicting rate)",
-                    criterion="≥ 75 % within a factor 2, ≥ 3 pairs", passed=bool(pr.size and ok >= 0.75),
-                    assessable=pr.size >= 3,
-                    note="only predictions followed by another completed epoch can be checked: the one that triggers "
-                         "termination is not; the τ = ∞ run (prediction_study) supplies the others"))
-    return out
+                    measured=(f"predicted/observed over {pr.size} pairs from {len(per_run)} independent runs: "
+                              + ", ".join(f"{v:.2f}" for v in pr)) if pr.size else "no completed epoch after a prediction",
+                    criterion=f"≥ 75 % of the pairs within a factor 2; pairs from ≥ {min_runs} independent runs, ≥ 3 pairs",
+                    passed=bool(pr.size and ok >= 0.75), assessable=bool(pr.size >= 3 and len(per_run) >= min_runs),
+                    note="runs: each target's prediction at the stop, observed by its next rate run with the rule off, "
+                         "and the τ = ∞ runs of the prediction study (one per seed); fewer than "
+                         f"{min_runs} runs: NOT ASSESSABLE at this scale"))
+    return _kinds(out)
+
+
+def _settled_majority(possible: int, n: int, full: bool) -> tuple[bool, bool]:
+    """(passed, assessable) of "a strict majority of n targets" when `possible` targets can still satisfy it once the
+    run is extended to the paper's length: settled FAIL when possible ≤ n/2 (more baseline steps can only lower
+    the baselines' errors), otherwise assessable only at the paper's length (`full`)."""
+    return possible > n / 2, bool(full or possible <= n / 2)
 
 
 def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000) -> list[dict]:
+    """Fig. 7's comparisons, one run per target (the paper's count; the statement is a majority over targets).
+
+    "final" rows: at `num_steps` < the paper's K_max = 100,000 the baselines' errors can only go down with more
+    steps (fixed rate: the same stationary point averaged over a longer window; decaying schedules: smaller rates),
+    while RABVI's end point does not depend on `num_steps`. A target RABVI already loses can therefore not turn
+    into a win, so a FAIL is settled when the targets it wins (or, for the Adam schedules, the targets whose ratios
+    are all ≥ 1/2) are not a strict majority; a PASS needs the paper's length."""
     names = list(studies)
-    full = num_steps >= paper_k_max and len(names) >= 4
+    full = num_steps >= paper_k_max
+    n = len(names)
     out = []
     groups = {"fixed_rate": ("Adam", "RMSProp", "WAdagrad"), "sgd_ed": ("SGD-ED",), "rmsprop_ed_c": ("RMSProp-ED", "RMSProp-C")}
     for gid, labels in groups.items():
@@ -230,31 +366,45 @@ def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000) -> li
             continue
         for when in ("final", "budget"):
             wins, txt = [], []
-            for n, s in studies.items():
+            for nm, s in studies.items():
                 k = s["rabvi"]["avg_adam"]["result"].iterations
                 best = min(float(s["baselines"][lab][1][-1]) if when == "final" else at_budget(s["baselines"][lab], k)
                            for lab in have)
                 wins.append(_final(s) <= best)
-                txt.append(f"{n} {_final(s):.3f} vs {best:.3f}")
+                txt.append(f"{nm} {_final(s):.3f} vs {best:.3f}")
+            if when == "final":
+                passed, assessable = _settled_majority(sum(wins), n, full)
+                assessable = assessable and n >= 4
+                note = ("one run per target (the paper's count); below the paper's K_max a FAIL is settled (the baselines "
+                        "only improve with more steps, RABVI's end point is fixed), a PASS is not")
+            else:
+                passed, assessable = sum(wins) > n / 2, n >= 4
+                note = "one run per target (the paper's count)"
             out.append(dict(id=f"fig7_rabvi_beats_{gid}_{when}", source=f"{SRC}, Fig. 7 / C.8 / C.9 and Section 7.1 text",
-                            paper=f"RABVI outperforms {'/'.join(have)} in a majority of cases",
+                            paper=f"“RABVI consistently outperforms […] the fixed-learning rate methods [or SGD-ED, RMSProp-ED/-C] "
+                                  f"in a majority of the cases”: {'/'.join(have)}",
                             measured=(f"RABVI ≤ best of {'/'.join(have)} "
                                       f"{'after ' + str(num_steps) + ' iterations' if when == 'final' else 'at RABVI’s own termination iteration'}"
-                                      f" on {sum(wins)}/{len(wins)} targets: " + "; ".join(txt)),
-                            criterion="strict majority of targets", passed=bool(sum(wins) > len(wins) / 2),
-                            assessable=full if when == "final" else len(names) >= 4,
-                            note="baselines' iterate average of the last 20 % every 200 iterations"))
+                                      f" on {sum(wins)}/{n} targets: " + "; ".join(txt)),
+                            criterion="strict majority of targets" + (" (at K_max = 100,000)" if when == "final" else ""),
+                            passed=bool(passed), assessable=bool(assessable),
+                            note=note + "; baselines' iterate average of the last 20 % every 200 iterations"))
     have = [lab for lab in ("Adam-ED", "Adam-C") if all(lab in s["baselines"] for s in studies.values())]
     if have:
         r = np.array([[float(s["baselines"][lab][1][-1]) / _final(s) for lab in have] for s in studies.values()])
         close = np.all((r >= 0.5) & (r <= 2), axis=1)
+        possible = int(np.all(r >= 0.5, axis=1).sum()) if not full else int(close.sum())
+        passed, assessable = _settled_majority(possible, n, full)
+        passed = bool(close.sum() > n / 2) if full else passed
         out.append(dict(id="fig7_adam_schedules_match_rabvi", source=f"{SRC}, Section 7.1 text",
-                        paper="Adam-ED and Adam-C closely match RABVI's accuracy (but have no stopping rule)",
-                        measured=f"final √SKL ratio to RABVI ({'/'.join(have)}): " +
-                                 "; ".join(f"{n} " + "/".join(f"{v:.2f}" for v in row) for n, row in zip(names, r)),
-                        criterion="every ratio in [1/2, 2] on a strict majority of targets",
-                        passed=bool(close.sum() > len(names) / 2), assessable=full))
-    return out
+                        paper="“Adam-ED and Adam-C closely matching RABVI’s performance”",
+                        measured=f"final √SKL ratio to RABVI ({'/'.join(have)}) after {num_steps} iterations: " +
+                                 "; ".join(f"{nm} " + "/".join(f"{v:.2f}" for v in row) for nm, row in zip(names, r)),
+                        criterion="every ratio in [1/2, 2] on a strict majority of targets (at K_max = 100,000)",
+                        passed=bool(passed), assessable=bool(assessable and n >= 4),
+                        note="below the paper's K_max a ratio < 1/2 can only fall further (the schedules only improve with "
+                             "more steps): FAIL settled when the targets with every ratio ≥ 1/2 are not a strict majority"))
+    return _kinds(out)
 
 
 def advi_claims(studies: dict, advi_steps: int, paper_k_max: int = 100_000) -> list[dict]:
@@ -276,11 +426,13 @@ def advi_claims(studies: dict, advi_steps: int, paper_k_max: int = 100_000) -> l
                                   f" on {sum(wins)}/{len(wins)} targets: " + "; ".join(txt)) if wins else "ADVI not run",
                         criterion="strict majority of targets", passed=bool(wins and sum(wins) > len(wins) / 2),
                         assessable=len(wins) >= 4 and (advi_steps >= paper_k_max if when == "final" else True),
-                        note="stand-in: PyMC 5 mean-field ADVI, every PyMC default (adagrad_window, learning rate 1e-3, "
+                        kind="reference",
+                        note="NOT the paper's baseline, so not evidence for or against the paper (kind reference): "
+                             "stand-in: PyMC 5 mean-field ADVI, every PyMC default (adagrad_window, learning rate 1e-3, "
                              "1 draw per gradient), its raw iterate; Stan's ADVI (paper) adapts its step size and stops by "
                              "ΔELBO; PyMC's stopping callback CheckParametersConvergence(every=100, tol=1e-3, absolute) is recorded "
                              "(measured text) but does not cut the curve"))
-    return out
+    return _kinds(out)
 
 
 def c10_claims(studies: dict) -> list[dict]:
@@ -319,7 +471,7 @@ def c10_claims(studies: dict) -> list[dict]:
                             f"{n} " + "→".join(f"{v:.3f}" for v in s["rabvi"]["rmsprop"]["true"]) for n, s in studies.items()),
                         criterion="last rate's √SKL ≥ 0.7 × the second rate's on a strict majority of targets (≥ 3 rates)",
                         passed=bool(sum(flat) > len(flat) / 2), assessable=len(flat) >= 4))
-    return out
+    return _kinds(out)
 
 
 def viabel_claims(cmp: dict, target: str, d: int) -> list[dict]:
@@ -332,7 +484,7 @@ def viabel_claims(cmp: dict, target: str, d: int) -> list[dict]:
                 out.append(dict(id=f"viabel_{m}_{what}", source=f"{SRC}; viabel 0.5.1 (authors' package)",
                                 paper=f"{label}: our implementation matches the reference package", measured="not run",
                                 criterion="as at cpu scale", passed=False, assessable=False,
-                                note="not run at this scale (time)"))
+                                note="not run at this scale (time)", kind="reference"))
             continue
         se = np.sqrt((a["sqrt_skl"].var(ddof=1) + b["sqrt_skl"].var(ddof=1)) / n) if n > 1 else float("nan")
         diff = abs(a["sqrt_skl"].mean() - b["sqrt_skl"].mean())
@@ -341,7 +493,7 @@ def viabel_claims(cmp: dict, target: str, d: int) -> list[dict]:
         out.append(dict(id=f"viabel_{m}_accuracy", source=f"{SRC}; viabel 0.5.1 (authors' package)",
                         paper=f"{label}: our implementation reproduces the reference package's accuracy",
                         measured=f"{txt}; |Δ| = {diff:.4f}, 2 SE = {2 * se:.4f}", criterion="|Δ mean √SKL| ≤ 2 combined SE",
-                        passed=bool(diff <= 2 * se), assessable=n >= 3))
+                        passed=bool(diff <= 2 * se), assessable=n >= 5, kind="reference"))
         ri = a["iterations"].mean() / b["iterations"].mean()
         out.append(dict(id=f"viabel_{m}_iterations", source=f"{SRC}; viabel 0.5.1 (authors' package)",
                         paper=f"{label}: same termination iteration as the reference package",
@@ -349,19 +501,21 @@ def viabel_claims(cmp: dict, target: str, d: int) -> list[dict]:
                                   f"[{a['iterations'].min():.0f}, {a['iterations'].max():.0f}], viabel "
                                   f"{b['iterations'].mean():.0f} [{b['iterations'].min():.0f}, {b['iterations'].max():.0f}]"
                                   f" (ratio {ri:.2f}); wall s ours {a['wall'].mean():.2f}, viabel {b['wall'].mean():.2f}"),
-                        criterion="mean iterations within a factor 2", passed=bool(0.5 <= ri <= 2), assessable=n >= 3,
-                        note="same machine, same run; ours timed after JAX compilation; the rules differ in "
+                        criterion="mean iterations within a factor 2", passed=bool(0.5 <= ri <= 2), assessable=n >= 5,
+                        kind="reference", note="same machine, same run; ours timed after JAX compilation; the rules differ in "
                              "documented details (lsvi.baselines.viabel_faso.VIABEL_DIFFERENCES)"))
     a, b = cmp["faso_ours_viabel_constants"], cmp["faso_viabel"]
     n = a["iterations"].size
     ri = a["iterations"].mean() / b["iterations"].mean() if n else float("nan")
     out.append(dict(id="viabel_faso_iterations_viabel_constants", source=f"{SRC}; viabel 0.5.1 (authors' package)",
-                    paper="FASO: same termination iteration as the reference package, once the constants that differ "
-                          "(ESS_min = 25, R̂ check every 200) are set to viabel's",
+                    paper="diagnostic, not a statement of the paper (added after viabel_faso_iterations failed): how much "
+                          "of the FASO iteration gap do viabel's two constants (ESS_min = 25, R̂ check every 200) explain",
                     measured=(f"{target}, d = {d}, {n} seeds: iterations ours {a['iterations'].mean():.0f}, viabel "
                               f"{b['iterations'].mean():.0f} (ratio {ri:.2f}); √SKL ours {a['sqrt_skl'].mean():.4f}, "
                               f"viabel {b['sqrt_skl'].mean():.4f}") if n else "not run",
-                    criterion="mean iterations within a factor 2", passed=bool(n and 0.5 <= ri <= 2), assessable=n >= 3,
-                    note="remaining differences: mean (ours, as Algorithm 1) vs max (viabel) MCSE rule, ArviZ vs viabel's "
-                         "ESS estimator"))
-    return out
+                    criterion="mean iterations within a factor 2", passed=bool(n and 0.5 <= ri <= 2), assessable=n >= 5,
+                    kind="reference",
+                    note="post hoc diagnostic (criterion chosen after viabel_faso_iterations failed), not evidence; "
+                         "remaining differences: mean (ours, as Algorithm 1) vs max (viabel) MCSE rule, ArviZ vs "
+                         "viabel's ESS estimator"))
+    return _kinds(out)

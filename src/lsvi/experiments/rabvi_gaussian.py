@@ -151,6 +151,35 @@ def rabvi_diagnostics(res, family, lam_star, rho: float = 0.5) -> dict:
             "predicted_next": pred}
 
 
+def next_epoch_after_stop(bbvi, family, res, key, *, k_max: int, gamma0: float = 0.3, rho: float = 0.5,
+                          xi: float = 0.1, eps0: float | None = None, w_min: int = 200, r: float = 1.0):
+    """The learning rate after RABVI's stop, run with the rule off: exactly the epoch `rabvi.rabvi(..., tau=np.inf)`
+    runs after the last epoch of `res` (the same key chain, γ = γ_0 ρ^t, ε = ε_0 ρ^t, from the returned average), capped
+    at `k_max` iterations. Returns the `FasoResult` (None when `res` did not stop by its rule)."""
+    import warnings
+
+    from lsvi.core.bbvi import faso
+
+    if not (res.terminated and res.success):
+        return None
+    t = len(res.epochs)
+    for _ in range(t + 1):  # rabvi splits the key once per epoch: the (t + 1)-th split is epoch t's
+        key, sub = jax.random.split(key)
+    eps = (xi if eps0 is None else eps0) * rho ** t
+    with warnings.catch_warnings():  # a capped epoch is recorded as unsuccessful, not warned about
+        warnings.simplefilter("ignore", RuntimeWarning)
+        return faso.faso(bbvi, res.position, gamma0 * rho ** t, sub, w_min=w_min, eps=eps, k_max=k_max,
+                         meanfield_dim=family.dim if family.name == "meanfield" else None, r=r)
+
+
+def next_summary(fr, family, lam_star) -> dict | None:
+    """{"sqrt_skl", "iterations", "success"} of `next_epoch_after_stop`'s result (None stays None)."""
+    if fr is None:
+        return None
+    return {"sqrt_skl": sqrt_skl(family, fr.position, lam_star), "iterations": int(fr.iterations),
+            "success": bool(fr.success)}
+
+
 BASELINES = {"Adam": ("adam", "fixed"), "RMSProp": ("rmsprop", "fixed"), "WAdagrad": ("wadagrad", "fixed"),
              "SGD-ED": ("sgd", "exp_decay"), "Adam-ED": ("adam", "exp_decay"), "Adam-C": ("adam", "cosine"),
              "RMSProp-ED": ("rmsprop", "exp_decay"), "RMSProp-C": ("rmsprop", "cosine")}
@@ -182,14 +211,16 @@ def advi_curve(V, num_steps: int, lam_star, seed: int = 0) -> dict:
 
 def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
                  faso_gamma: float = 0.01, num_samples: int = 10, seed: int = 0, regression=None,
-                 k_max: int = 100_000, advi_steps: int = 0) -> dict:
+                 k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None) -> dict:
     """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family:
     RABVI (paper defaults, one run per optimiser in `rabvi_optimizers`; κ fixed at 1 for the averaged ones),
     FASO (avgAdam at γ = `faso_gamma`, ε = 0.1), and each baseline of `baselines` (keys of `BASELINES`) for
     `num_steps` iterations from λ^(0) = 0. FASO gets the baselines' budget (k_max = `num_steps`); RABVI gets
     `k_max`. The FASO check-cost ratio is fixed at r = 1 (reproducibility). `rabvi_optimizers` may also hold "rmsprop",
     "adam", "sgd" and "ngd" (the mean-field natural gradient, κ estimated for the non-averaged ones) for Fig. C.10.
-    `advi_steps` > 0 adds PyMC's ADVI for that many iterations (`advi_curve`, out["advi"]; None when 0)."""
+    `advi_steps` > 0 adds PyMC's ADVI for that many iterations (`advi_curve`, out["advi"]; None when 0).
+    For avgAdam, the learning rate after RABVI's stop is run with the rule off (`next_epoch_after_stop`, capped at
+    `next_k_max`, default 4 × the stop epoch's iterations + 2,000): out["rabvi"]["avg_adam"]["next"]."""
     from lsvi.core import targets
     from lsvi.core.bbvi import faso, kernel, rabvi
 
@@ -205,6 +236,9 @@ def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES
         bb = built[o] = kernel.build(fam, log_target, _optimizer(o), num_samples)
         res = rabvi.rabvi(bb, fam, lam0, key, r=1.0, k_max=k_max, fix_kappa=o.startswith("avg"), **reg)
         out["rabvi"][o] = {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
+        if o == "avg_adam":
+            cap = next_k_max if next_k_max is not None else 4 * (res.epochs[-1].iterations if res.epochs else 0) + 2000
+            out["rabvi"][o]["next"] = next_summary(next_epoch_after_stop(bb, fam, res, key, k_max=cap), fam, lam_star)
     bb = built.get("avg_adam") or kernel.build(fam, log_target, _optimizer("avg_adam"), num_samples)
     fr = faso.faso(bb, lam0, faso_gamma, key, eps=0.1, r=1.0, k_max=num_steps, meanfield_dim=d)
     out["faso"] = {"iterations": fr.iterations, "success": fr.success, "sqrt_skl": sqrt_skl(fam, fr.position, lam_star)}

@@ -28,6 +28,15 @@ paper's "at the RABVI termination rule trigger point or final likelihood evaluat
 first)"; every method is read at its last path point with cost ≤ C* (its first point if it has none, flagged). If
 the rule never fires within k_max, C* uses RABVI MF's final cost (flagged).
 
+Determinism. Every key derives from ``seed``, but XLA's CPU code is not bit-reproducible across hosts: Eigen's
+multi-threaded matrix products split their sums by the number of threads, and the generated code follows the host's
+vector instructions (AVX2 / AVX-512). Measured here on arK at smoke size: one XLA thread instead of two changes the
+flow's errors in the 14th digit, capping the instruction set at AVX2 changes its MMD² in the 15th. NUTS over
+thousands of iterations, FASO's window decisions and the full-rank run amplify such last-digit differences into
+different runs (a rerun of the same commit changed 45's HMC, full-rank and flow values). `DETERMINISTIC_XLA_FLAGS`
+(one Eigen thread, AVX2 at most) and `DETERMINISTIC_ENV` (OpenBLAS, used by the LAPACK calls, on one thread with a
+fixed kernel) make a run a function of its seed; notebook 45 sets them before JAX starts.
+
 References
 ----------
 M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the reliability of
@@ -50,6 +59,8 @@ from lsvi.experiments import posteriordb_models as pm
 from lsvi.experiments import rabvi_posteriordb as rp
 
 METHODS = ("RABVI MF", "RABVI FR", "FASO flow", "HMC")
+DETERMINISTIC_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1 --xla_cpu_max_isa=AVX2"
+DETERMINISTIC_ENV = {"OPENBLAS_NUM_THREADS": "1", "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "1"}
 
 
 class Reference(NamedTuple):
@@ -187,7 +198,26 @@ def study(name: str, *, k_max: int, flow_k_max: int, hmc_warmup: int, hmc_draws:
     chain = nuts.path(model.logdensity, d, hmc_warmup, hmc_draws, seed=seed)
     paths["HMC"] = hmc_path(chain, ref)
     return {"name": model.name, "short": pdb.posterior(name).short, "dim": d, "reference": ref, "paths": paths,
-            "hmc": chain, "num_samples": num_samples}
+            "hmc": chain, "num_samples": num_samples, "seed": seed, "start_mean_err": start_mean_error(ref),
+            "mmd_noise": mmd_noise(ref, num_draws)}
+
+
+def start_mean_error(ref: Reference) -> float:
+    """Relative mean error ‖(μ − 0)/σ‖₂ of every method's start q⁽⁰⁾ = N(0, I): the divergence test of the claims
+    (a run whose mean error at C* exceeds it, or is not finite, moved away from the posterior)."""
+    return float(metrics.relative_errors(np.zeros_like(ref.mean), np.ones_like(ref.sd), ref.mean, ref.sd)[0])
+
+
+def mmd_noise(ref: Reference, num_draws: int, seed: int = 0, max_points: int = 1000) -> float:
+    """The MMD² estimator's noise level at these sample sizes, as notebook 42's floor: max(|MMD²| of ``num_draws``
+    held-out reference draws against a disjoint subset of the reference (an exact sampler), 1/n) with n the draws of q
+    the estimator keeps (min(num_draws, max_points))."""
+    u = np.asarray(ref.draws)
+    n = min(int(num_draws), max_points, u.shape[0] // 2)
+    perm = np.random.default_rng(seed + 4242).permutation(u.shape[0])
+    a, b = u[perm[:n]], u[perm[n:n + min(max_points, u.shape[0] - n)]]
+    floor = metrics.mmd_squared(a, b, ref.sd, ref.bandwidth, max_points=max(max_points, n))
+    return float(max(abs(floor), 1.0 / n))
 
 
 def comparison_cost(s: dict) -> tuple[float, str]:
@@ -201,8 +231,10 @@ def comparison_cost(s: dict) -> tuple[float, str]:
 
 
 def comparison_table(studies: dict):
-    """One row per (posterior, method): the four errors at C* (`comparison_cost`), the method's own stop cost, and
-    whether the method had no point by C* (``before_first``) or HMC was still in its warmup."""
+    """One row per (posterior, seed, method): the four errors at C* (`comparison_cost`), the method's own stop cost,
+    whether the method had no point by C* (``before_first``) or HMC was still in its warmup, and the posterior's
+    divergence threshold ``start_mean_err`` and MMD² noise level ``mmd_noise`` (`study`). ``studies``: any keys
+    (e.g. (posterior, seed)), values of `study`."""
     import pandas as pd
 
     rows = []
@@ -217,6 +249,7 @@ def comparison_table(studies: dict):
                 early, j = j < 0, max(j, 0)
                 row = dict(mean_err=p.mean_err[j], sd_err=p.sd_err[j], undercoverage=p.undercoverage[j],
                            mmd2=p.mmd2[j], before_first=early, in_warmup=False)
-            rows.append(dict(posterior=s["short"], d=s["dim"], method=label, cost=c, cost_set_by=what,
-                             own_stop=p.stop, **row))
+            rows.append(dict(posterior=s["short"], seed=s.get("seed", 0), d=s["dim"], method=label, cost=c,
+                             cost_set_by=what, own_stop=p.stop, start_mean_err=s.get("start_mean_err", np.nan),
+                             mmd_noise=s.get("mmd_noise", np.nan), **row))
     return pd.DataFrame(rows)

@@ -31,6 +31,10 @@ from lsvi.pipeline import timing
 
 SMC_SPREAD_MAX = 0.15  # max run-to-run spread of the SMC marginals for SMC to be a reference
 LOGZ_RANGE_MAX = 2.0  # max range (nats) of the SMC estimates of log Z* over runs
+FIG2_RESOLVED_SHARE = 0.9  # Figure 2 is assessed on the predictors where SMC's runs agree, if they are >= 90 %
+FIG2_FAR, FIG2_MEAN_MAX, FIG2_FAR_SHARE = 0.2, 0.1, 0.1  # |diff| > 0.2 on at most 10 % of them, mean |diff| < 0.1
+PAPER_SETTINGS = {"lsvi_num_samples": 50_000, "lsvi_num_steps": 25, "smc_num_particles": 100_000, "smc_len_chain": 10_000}
+"""The paper's Table 1 settings of the variable-selection rows (Sec. 5.2, App. C.3)."""
 
 
 class Settings(NamedTuple):
@@ -90,12 +94,12 @@ def smc_agreement(smc_out: dict, cfg: Settings) -> SMCAgreement:
              measured=f"run-to-run spread of the marginals: max {np.nanmax(spread):.3f} (predictor "
                       f"{int(np.nanargmax(spread)) if several else -1}), mean {np.nanmean(spread):.3f}",
              criterion="max spread over runs < 0.15", passed=bool(spread.max() < SMC_SPREAD_MAX),
-             assessable=several, note=note),
+             assessable=several, note=note, kind="reference"),
         dict(id="vs-smc-logz-agree", source="App. C.3 (SMC benchmark)",
              paper="the SMC benchmark estimates log Z* (used in Fig. 8 checks)",
              measured=f"log Z* of the runs: {np.round(logz_runs, 2).tolist()} (range {logz_spread:.2f} nats)",
              criterion="range over runs < 2 nats", passed=bool(logz_spread < LOGZ_RANGE_MAX), assessable=several,
-             note=note),
+             note=note, kind="reference"),
     ]
     return SMCAgreement(spread, logz_spread, several and spread.max() < SMC_SPREAD_MAX,
                         several and logz_spread < LOGZ_RANGE_MAX, rows)
@@ -111,26 +115,44 @@ def marginals_table(p_lsvi: dict, smc_out: dict, agreement: SMCAgreement, cfg: S
 
 
 def figure2_claims(p_lsvi: dict, smc_out: dict, agreement: SMCAgreement, is_frozen: dict, cfg: Settings) -> list:
-    """Claims ``fig02-lsvi-eps<ε>-vs-smc``: mean |p_LSVI − p_SMC| < 0.1 and at most 9 of 92
-    predictors with |diff| > 0.2 (LSVI: mean over repetitions; SMC: mean over runs)."""
-    p_smc = smc_out["marginals"].mean(axis=0)
+    """Claims ``fig02-lsvi-eps<ε>-vs-smc``, per predictor against the SMC run-to-run spread: on the
+    predictors where the SMC runs agree (spread ≤ `SMC_SPREAD_MAX`, where SMC is a reference), mean
+    |p_LSVI − p_SMC| < 0.1 and at most 10 % of them with |diff| > 0.2 (LSVI: mean over repetitions;
+    SMC: mean over runs). Assessable with ≥ 2 SMC runs agreeing on ≥ 90 % of the predictors and an
+    LSVI run that did not freeze. The numbers over all predictors are in the note."""
+    runs = np.asarray(smc_out["marginals"], float)
+    p_smc = runs.mean(axis=0)
     d = p_smc.shape[0]
-    ok = agreement.marginals_ok
+    several = runs.shape[0] >= 2
+    resolved = (np.ptp(runs, axis=0) <= SMC_SPREAD_MAX) if several else np.zeros(d, bool)
+    num_resolved = int(resolved.sum())
+    reference_ok = several and num_resolved >= FIG2_RESOLVED_SHARE * d
     rows = []
     for eps in cfg.step_sizes:
-        m, M, k = marginal_gap(p_lsvi[eps].mean(0), p_smc)
-        far = int(np.sum(np.abs(p_lsvi[eps].mean(0) - p_smc) > 0.2))
+        diff = np.abs(p_lsvi[eps].mean(0) - p_smc)
+        on = diff[resolved]
+        m = float(on.mean()) if on.size else np.nan
+        far = int(np.sum(on > FIG2_FAR))
+        allowed = int(np.floor(FIG2_FAR_SHARE * num_resolved))
+        k = int(np.flatnonzero(resolved)[np.argmax(on)]) if on.size else -1
+        why = ([] if several else ["a single SMC run: its error is unknown"]) + (
+            [] if reference_ok or not several else
+            [f"the SMC runs agree within {SMC_SPREAD_MAX:g} on only {num_resolved} of {d} predictors (needs "
+             f"{int(np.ceil(FIG2_RESOLVED_SHARE * d))}): no reference at this scale"]) + (
+            ["LSVI steps rejected among the last 5 (frozen run)"] if is_frozen[eps] else [])
         rows.append(dict(
             id=f"fig02-lsvi-eps{eps:g}-vs-smc", source="Fig. 2 (right), Sec. 5.2",
             paper="LSVI gives a reasonable approximation of the posterior inclusion probabilities (SMC)",
-            measured=f"mean |diff| {m:.3f}, max {M:.3f} (predictor {k}); {far} of {d} predictors with |diff| > 0.2",
-            criterion="mean |p_LSVI - p_SMC| < 0.1 and at most 9 of 92 predictors with |diff| > 0.2",
-            passed=m < 0.1 and far <= 9, assessable=ok and not is_frozen[eps],
-            note=f"eps = {eps:g}; LSVI mean of {cfg.lsvi_repetitions} runs (N={cfg.lsvi_num_samples}, "
+            measured=(f"on the {num_resolved} of {d} predictors where the SMC runs agree within {SMC_SPREAD_MAX:g}: "
+                      f"mean |diff| {m:.3f}, max {on.max() if on.size else np.nan:.3f} (predictor {k}); {far} with "
+                      f"|diff| > {FIG2_FAR:g}"),
+            criterion=(f"on the predictors where the SMC runs agree within {SMC_SPREAD_MAX:g} (assessable if >= 90 % of "
+                       f"them): mean |p_LSVI - p_SMC| < {FIG2_MEAN_MAX:g} and at most 10 % of them with |diff| > {FIG2_FAR:g}"),
+            passed=bool(on.size and m < FIG2_MEAN_MAX and far <= allowed), assessable=not why, kind="paper",
+            note=f"eps = {eps:g}; over all {d} predictors: mean |diff| {diff.mean():.3f}, {int(np.sum(diff > FIG2_FAR))} "
+                 f"with |diff| > {FIG2_FAR:g}; LSVI mean of {cfg.lsvi_repetitions} runs (N={cfg.lsvi_num_samples}, "
                  f"T={cfg.lsvi_num_steps}); SMC mean of {cfg.smc_runs} run(s) (N={cfg.smc_num_particles}, "
-                 f"P={cfg.smc_len_chain})"
-                 + ("" if ok else "; the SMC runs disagree (vs-smc-marginals-agree): no reference at this scale")
-                 + ("; LSVI steps rejected among the last 5 (frozen run)" if is_frozen[eps] else "")))
+                 f"P={cfg.smc_len_chain})" + ("; " + "; ".join(why) if why else "")))
     return rows
 
 
@@ -149,6 +171,7 @@ def settling_claims(lsvi_runs: dict, is_frozen: dict, cfg: Settings) -> list:
             measured=f"mean |p_t - p_(t-1)| over the last 5 iterations: max over repetitions {steps.max():.4f}; "
                      f"largest single change {jumps:.3f}",
             criterion="max over repetitions < 0.01", passed=steps.max() < 0.01, assessable=not is_frozen[eps],
+            kind="beyond",
             note=f"N={cfg.lsvi_num_samples}"
                  + ("; with eps = 1 each iterate is a single noisy OLS fit: nothing averages the noise out"
                     if eps == 1.0 else "")
@@ -163,7 +186,7 @@ def settling_claims(lsvi_runs: dict, is_frozen: dict, cfg: Settings) -> list:
         paper="schedule 3 (eps = 1, Table 1) and eps = 0.5 (authors' code) give the same LSVI marginals",
         measured=f"mean |diff| {m:.3f}, max {M:.3f}; mean min-max width eps=1 {np.ptp(p1, 0).mean():.3f}, "
                  f"eps={eps2:g} {np.ptp(p2, 0).mean():.3f}",
-        criterion="mean |p(eps=1) - p(eps=0.5)| < 0.05", passed=m < 0.05, assessable=not any_frozen,
+        criterion="mean |p(eps=1) - p(eps=0.5)| < 0.05", passed=m < 0.05, assessable=not any_frozen, kind="beyond",
         note=f"{cfg.lsvi_repetitions} repetitions each, N={cfg.lsvi_num_samples}, T={cfg.lsvi_num_steps}"
              + ("; a frozen run (steps rejected)" if any_frozen else "")))
     return rows
@@ -218,6 +241,7 @@ def figure8_claims(summaries: dict, log_evidence, agreement: SMCAgreement, is_fr
              measured=f"ELBO {lsvi_label(best_eps)}: {best.elbo:.2f}; iii): {ref.elbo:.2f} (difference {gap:.2f}, "
                       f"3 se {tol:.2f})",
              criterion="ELBO(LSVI) >= ELBO(SMC marginals) - 3 se", passed=gap >= -tol, assessable=not is_frozen[best_eps],
+             kind="paper",
              note="KL(q||pi) is what LSVI minimises; the SMC marginals are the forward-KL projection"
                   + ("; the LSVI run froze (steps rejected): not a fixed point" if is_frozen[best_eps] else "")),
         dict(id="fig08-elbo-below-log-evidence", source="Fig. 8, App. C.3",
@@ -226,6 +250,7 @@ def figure8_claims(summaries: dict, log_evidence, agreement: SMCAgreement, is_fr
                       f"log Z* with {lsvi_label(best_eps)}: {best.log_evidence_is:.2f}; SMC: "
                       f"{np.round(logz_runs, 2).tolist()}",
              criterion="ELBO - 3 se <= max SMC log Z* for every q", passed=excess[worst] <= 0, assessable=ok,
+             kind="reference",
              note=f"SMC N={cfg.smc_num_particles}, P={cfg.smc_len_chain}, {cfg.smc_runs} runs; a positive value means "
                   "the SMC estimate of log Z* is too low (an ELBO is a lower bound)"
                   + ("" if ok else "; the SMC runs disagree on log Z* (vs-smc-logz-agree): no reference at this scale")),
@@ -264,35 +289,53 @@ def table1_markdown(table: pd.DataFrame, cpu: str) -> str:
             + "\n")
 
 
-def table1_claims(lsvi_runs: dict, smc_out: dict, cfg: Settings, cpu: str) -> list:
-    """Claim ``table01-vs-lsvi-cheaper-than-smc`` (measured SMC run time > LSVI's, schedule 3;
-    assessable at N_LSVI / N_SMC = 0.5 ± 10 % and an LSVI run ≥ 10 s) and the memory rows
-    ``table01-vs-{lsvi,smc}-memory`` (peak RSS within a factor 3 of the paper's)."""
+def table1_claims(lsvi_runs: dict, smc_out: dict, cfg: Settings, cpu: str, device: str = "cpu") -> list:
+    """Claim ``table01-vs-lsvi-cheaper-than-smc`` (every SMC run slower than every LSVI run, schedule 3: PASS;
+    every one faster: FAIL; overlapping ranges: not settled; assessable at N_LSVI / N_SMC = 0.5 ± 10 % and an LSVI
+    run ≥ 10 s) and the memory rows
+    ``table01-vs-{lsvi,smc}-memory`` (peak RSS within a factor 3 of the paper's). As in notebook 24,
+    the paper's memory column is the host RSS of GPU processes at the paper's N and T, where the
+    arrays live in device memory; a CPU process's RSS holds the arrays, another quantity: the memory
+    rows are assessable only on a GPU (``device``, e.g. ``jax.default_backend()``) at the paper's
+    settings (`PAPER_SETTINGS`)."""
     lsvi1 = lsvi_runs[1.0]
     t_lsvi, t_smc = np.mean(lsvi1["times_s"]), np.mean(smc_out["times_s"])
     ev_ratio = np.mean(smc_out["num_evaluations"]) / lsvi1["evaluations_per_run"]
     n_ratio = cfg.lsvi_num_samples / cfg.smc_num_particles
-    timing_ok = abs(n_ratio / 0.5 - 1) <= 0.1 and t_lsvi >= 10
+    # run times vary with the machine's load, not with the seed: the comparison is decided on every run, the
+    # slowest LSVI run against the fastest SMC run (and conversely), so that load cannot flip it
+    lo_smc, hi_smc = np.min(smc_out["times_s"]), np.max(smc_out["times_s"])
+    lo_lsvi, hi_lsvi = np.min(lsvi1["times_s"]), np.max(lsvi1["times_s"])
+    settled = lo_smc > hi_lsvi or hi_smc < lo_lsvi
+    timing_ok = abs(n_ratio / 0.5 - 1) <= 0.1 and t_lsvi >= 10 and settled
     rows = [dict(
         id="table01-vs-lsvi-cheaper-than-smc", source="Table 1",
         paper="LSVI is cheaper than SMC: 60.8 s vs 290.7 s (ratio 4.78), N = 5e4 vs 1e5",
-        measured=f"ratio SMC/LSVI {t_smc / t_lsvi:.2f} ({t_smc:.1f} s vs {t_lsvi:.1f} s per run); evaluations ratio "
-                 f"{ev_ratio:.2f}",
-        criterion="measured run time SMC > LSVI (schedule 3) at N_LSVI / N_SMC = 0.5", passed=t_smc > t_lsvi,
-        assessable=timing_ok,
+        measured=f"ratio SMC/LSVI {t_smc / t_lsvi:.2f} ({t_smc:.1f} s vs {t_lsvi:.1f} s per run; SMC runs "
+                 f"{lo_smc:.1f}–{hi_smc:.1f} s, LSVI runs {lo_lsvi:.1f}–{hi_lsvi:.1f} s); evaluations ratio {ev_ratio:.2f}",
+        criterion=("every SMC run slower than every LSVI run (schedule 3) at N_LSVI / N_SMC = 0.5: PASS; every SMC run "
+                   "faster: FAIL; the ranges overlap: not settled"),
+        passed=bool(lo_smc > hi_lsvi), assessable=bool(timing_ok), kind="paper",
         note=f"LSVI eps=1 N={cfg.lsvi_num_samples} T={cfg.lsvi_num_steps}; SMC N={cfg.smc_num_particles} "
              f"P={cfg.smc_len_chain}; 2 shared CPU cores, same JAX evaluator of pi* for both"
-             + ("" if timing_ok else f"; N ratio {n_ratio:.2g} (needs 0.5 +- 10 %) and LSVI run {t_lsvi:.1f} s "
-                                     "(needs >= 10 s)"))]
+             + ("" if timing_ok else f"; N ratio {n_ratio:.2g} (needs 0.5 +- 10 %), LSVI run {t_lsvi:.1f} s "
+                                     f"(needs >= 10 s), run-time ranges {'disjoint' if settled else 'overlap'} "
+                                     "(must be disjoint)"))]
+    gpu = any(g in str(device).lower() for g in ("gpu", "cuda"))
+    at_paper = all(getattr(cfg, k) == v for k, v in PAPER_SETTINGS.items())
     for name, r in (("lsvi", lsvi1), ("smc", smc_out)):
         paper_t, paper_m, _ = PAPER_TABLE1[name]
         mem = r["max_rss_gib"]
+        why = ([] if gpu else [f"run on {device}, not a GPU"]) + ([] if at_paper else ["not at the paper's N, T, P"])
         rows.append(dict(
             id=f"table01-vs-{name}-memory", source="Table 1", paper=f"{name.upper()}: {paper_t} s, max RSS {paper_m} GB (A100)",
-            measured=f"{np.mean(r['times_s']):.1f} s per run, peak RSS {mem:.2f} GiB ({cpu})",
-            criterion="peak RSS within a factor 3 of the paper's", passed=paper_m / 3 <= mem <= 3 * paper_m,
-            note="run times recorded only: not comparable across hardware (GPU vs shared 2-core CPU); GiB vs the "
-                 "paper's GB (7 %)"))
+            measured=f"{np.mean(r['times_s']):.1f} s per run, peak RSS {mem:.2f} GiB ({cpu}, {device})",
+            criterion="peak RSS within a factor 3 of the paper's (assessable on a GPU at the paper's N, T, P only)",
+            passed=paper_m / 3 <= mem <= 3 * paper_m, assessable=not why, kind="paper",
+            note="run times recorded only: not comparable across hardware; GiB vs the paper's GB (7 %)"
+                 + ("" if not why else "; " + " and ".join(why) + ": the paper's column is the host RSS of GPU processes "
+                    "(the arrays are in GPU memory), a CPU process's RSS holds the arrays, another quantity (as in "
+                    "notebook 24)")))
     return rows
 
 
@@ -360,26 +403,26 @@ def exact_claims(ex: ExactCheck, cfg: Settings) -> list:
         dict(id="vs-exact-smc", source="App. C.3 (SMC benchmark)",
              paper="the SMC sampler recovers the posterior inclusion probabilities",
              measured=f"max |p_SMC - p_exact| = {M_smc:.4f} (mean {m_smc:.4f})", criterion="max < 0.05",
-             passed=M_smc < 0.05, note=f"{subset}; SMC N={ex.smc_particles}, P={ex.smc_len_chain}"),
+             passed=M_smc < 0.05, note=f"{subset}; SMC N={ex.smc_particles}, P={ex.smc_len_chain}", kind="reference"),
         dict(id="vs-exact-smc-log-evidence", source="App. C.3 (SMC benchmark), Fig. 8",
              paper="the SMC sampler estimates log Z* (Fig. 8 checks)",
              measured=f"log Z*: SMC {ex.smc_run.log_evidence:.3f}, exact {ex.log_z:.3f} (difference {dlogz:+.3f})",
-             criterion="|difference| < 0.5", passed=abs(dlogz) < 0.5, note=subset),
+             criterion="|difference| < 0.5", passed=abs(dlogz) < 0.5, note=subset, kind="reference"),
         dict(id="vs-exact-lsvi-mc-error", source="Alg. 1, Sec. 5.2",
              paper="LSVI (Monte Carlo) follows the LSVI iteration with exact expectations",
              measured=f"max |p_LSVI - p_exact-iteration| = {M_mc:.4f} (mean {m_mc:.4f})", criterion="max < 0.05",
-             passed=M_mc < 0.05,
+             passed=M_mc < 0.05, kind="beyond",
              note=f"eps = {eps2:g}, N = {ex.num_samples}, T = {cfg.lsvi_num_steps}, mean of {ex.repetitions} repetitions"),
         dict(id="vs-exact-lsvi-approximation", source="Sec. 5.2",
              paper="LSVI gives a reasonable approximation of the true posterior (marginals)",
              measured=f"exact LSVI fixed point vs exact marginals: mean {m_ap:.4f}, max {M_ap:.4f}; Monte Carlo LSVI vs "
                       f"exact: mean {m_lx:.4f}, max {M_lx:.4f}",
-             criterion="mean < 0.05 and max < 0.2 (fixed point vs exact)", passed=m_ap < 0.05 and M_ap < 0.2,
+             criterion="mean < 0.05 and max < 0.2 (fixed point vs exact)", passed=m_ap < 0.05 and M_ap < 0.2, kind="beyond",
              note=f"KL(q_LSVI || pi) = {ex.kl[eps2]:.4f}; KL(Bernoulli(exact marginals) || pi) = {ex.kl_marginals:.4f}"),
         dict(id="vs-exact-eps1-converges", source="Table 1 (schedule 3)", paper="LSVI with schedule 3 (eps = 1) converges",
              measured=f"exact eps = 1 iteration: max |p_T - p_(T-1)| = {cycle1:.3g}; MC LSVI eps=1 vs exact eps=1 "
                       f"iterate: max {M_mc1:.3f}",
-             criterion="max |p_T - p_(T-1)| < 1e-3 for the exact iteration", passed=cycle1 < 1e-3,
+             criterion="max |p_T - p_(T-1)| < 1e-3 for the exact iteration", passed=cycle1 < 1e-3, kind="beyond",
              note=f"on the {ex.dim}-dim subset; a cycle of the exact map would mean that eps = 1 cannot converge "
                   "whatever N (tests/test_smc.py shows one on a synthetic problem)"),
     ]

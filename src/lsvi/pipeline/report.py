@@ -18,12 +18,19 @@ another notebook) makes its notebook FAILED in the report; it never stops the re
 A notebook's status is ``OK`` (its claims.csv exists), ``FAILED`` (the pipeline kept
 the partially executed notebook as ``failed.ipynb``) or ``MISSING`` (neither).
 
-Carrying rows over. When only some notebooks are rerun at a long scale (cpu), the others'
-rows can be taken from the committed report instead of rerunning them:
-``python -m lsvi.pipeline.report results/cpu --carry-over STEM ... --origin "run of <commit>"``
-rebuilds ``results/cpu/<stem>/claims.csv`` and ``benchmark.tsv`` from the committed
-``claims.csv`` and ``REPLICATION.md`` and leaves ``carried_over.txt`` beside them; the report
-then names those notebooks and their origin, so that no reader takes them for this run's.
+The headline counts the rows of kind ``paper`` (statements of the five papers) only; the other
+kinds (``reading``, ``illustration``, ``beyond``, ``reference``; `lsvi.pipeline.claims`) are
+counted apart, and every count is also given per paper (`PAPERS`).
+
+Current by fingerprint. Each notebook's inputs are recorded before its run
+(`lsvi.pipeline.fingerprint`); the aggregate writes them to ``results/<scale>/fingerprints.json``,
+committed with the report. ``--check`` (``make check-report``) fails on a FAILED or MISSING
+notebook and on a STALE one (its inputs changed since its run).
+
+Carrying rows over. A notebook whose inputs are byte-identical to those of its committed run need
+not be rerun: ``python -m lsvi.pipeline.report results/cpu --carry-over STEM ... --origin "..."``
+rebuilds ``results/cpu/<stem>/claims.csv``, ``benchmark.tsv`` and ``fingerprint.json`` from the
+committed report and refuses a notebook whose fingerprint differs from the working tree's.
 """
 from __future__ import annotations
 
@@ -37,14 +44,38 @@ from collections import OrderedDict
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, Claim, counts, duplicate_keys, read_claims, write_claims
+import json
+
+from lsvi.pipeline import fingerprint as fp
+from lsvi.pipeline.claims import (FAIL, KINDS, NOT_ASSESSABLE, PAPER, PASS, Claim, counts, duplicate_keys, read_claims,
+                                  write_claims)
 from lsvi.pipeline.config import DEFAULT_CONFIG, Config, ConfigError, load_config
 
 OK, FAILED, MISSING = "OK", "FAILED", "MISSING"
 CARRIED_OVER = "carried_over.txt"
-KINDS = ("Figures", "Tables", "Theorems", "Other")
+SOURCE_KINDS = ("Figures", "Tables", "Theorems", "Other")
+
+# Notebook-number prefix -> paper (the longest matching prefix wins): 0x-3x LSVI, 4x RABVI,
+# 50-51 NGVI, 52-53 Alquier's slides. A notebook matching none goes under "Other".
+PAPERS = (
+    ("LSVI", "Least squares variational inference (Le Fay, Chopin, Barthelmé; NeurIPS 2025)", ("0", "1", "2", "3")),
+    ("RABVI", "A framework for improving the reliability of black-box VI (Welandawe et al.)", ("4",)),
+    ("NGVI", "Understanding stochastic natural gradient variational inference (Wu & Gardner)", ("50", "51")),
+    ("Alquier", "Generalization bounds for variational inference (Alquier, EcoSta 2019 slides)", ("52", "53")),
+)
+OTHER_PAPER = ("Other", "Notebooks not attributed to a paper")
+
+
+def paper_of(stem: str) -> tuple[str, str]:
+    """``(short name, title)`` of the paper notebook ``stem`` replicates (`PAPERS`)."""
+    best, n = OTHER_PAPER, 0
+    for short, title, prefixes in PAPERS:
+        for p in prefixes:
+            if stem.startswith(p) and len(p) > n:
+                best, n = (short, title), len(p)
+    return best
 _PAPER = r"^\s*(?:[^,]*\)\s*,\s*)?"  # an optional "<authors> (<year or name>), " naming the paper first
-_KIND_PATTERNS = (
+_SOURCE_PATTERNS = (
     ("Figures", re.compile(_PAPER + r"(fig|figure)\b", re.I)),
     ("Tables", re.compile(_PAPER + r"(tab|table)\b", re.I)),
     ("Theorems", re.compile(_PAPER + r"(thm|theorem|prop|proposition|lem|lemma|cor|corollary|assumption|def|definition)\b",
@@ -63,6 +94,7 @@ class NotebookResult:
     detail: str = ""
     wall_s: float | None = None
     max_rss_mb: float | None = None
+    fingerprint: dict | None = None  # the inputs recorded before its run (`lsvi.pipeline.fingerprint`)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -71,7 +103,7 @@ class NotebookResult:
 
 def source_kind(source: str) -> str:
     """``"Fig. 3"`` -> Figures, ``"Table 2"`` -> Tables, ``"Thm 3.4"`` -> Theorems, else Other."""
-    for kind, pat in _KIND_PATTERNS:
+    for kind, pat in _SOURCE_PATTERNS:
         if pat.match(source):
             return kind
     return "Other"
@@ -103,7 +135,8 @@ def collect(cfg: Config, results_dir: str | os.PathLike, scale: str | None = Non
                 continue
             origin = d / CARRIED_OVER
             detail = f"carried over from the {origin.read_text().strip()}" if origin.is_file() else str(claims_path)
-            out.append(NotebookResult(stem, OK, claims, figures, detail, *read_benchmark(d / "benchmark.tsv")))
+            out.append(NotebookResult(stem, OK, claims, figures, detail, *read_benchmark(d / "benchmark.tsv"),
+                                      fingerprint=fp.read(d / fp.FINGERPRINT)))
         else:
             out.append(NotebookResult(stem, MISSING, missing_figures=figures, detail=f"no {claims_path}"))
     return out
@@ -188,7 +221,7 @@ def render_markdown(
 ) -> str:
     """The text of REPLICATION.md."""
     rows = [c for r in results if r.status == OK for c in r.claims]
-    n = counts(rows)
+    n = counts(rows, PAPER)
     n_status = {s: sum(r.status == s for r in results) for s in (OK, FAILED, MISSING)}
     date = date or _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     hardware = hardware if hardware is not None else hardware_info()
@@ -199,43 +232,65 @@ def render_markdown(
     for k, v in hardware.items():
         L.append(f"- **{k}**: {v}")
     L += ["", "## Summary", ""]
-    L.append(f"**{len(rows)} claims: {n[PASS]} PASS, {n[FAIL]} FAIL, {n[NOT_ASSESSABLE]} NOT ASSESSABLE at this scale.** "
-             f"Notebooks: {n_status[OK]} OK, {n_status[FAILED]} FAILED, {n_status[MISSING]} MISSING "
-             f"(of {len(results)} listed).")
+    L.append(f"**{sum(n.values())} statements of the papers: {n[PASS]} PASS, {n[FAIL]} FAIL, {n[NOT_ASSESSABLE]} "
+             f"NOT ASSESSABLE at this scale.** Notebooks: {n_status[OK]} OK, {n_status[FAILED]} FAILED, "
+             f"{n_status[MISSING]} MISSING (of {len(results)} listed).")
+    L += ["", f"The headline counts the rows of kind `paper` (statements of the five papers). The {len(rows)} rows of "
+          "the report by kind and by paper (`reading`: one row of an as-printed / corrected pair; `illustration`: of a "
+          "result the papers cite; `beyond`: our own question; `reference`: a check of a reference or a tool):", "",
+          "| paper | " + " | ".join(f"{k}: PASS / FAIL / N.A." for k in KINDS) + " | all rows |",
+          "|---|" + "---:|" * (len(KINDS) + 1)]
+    for short, _ in [p[:2] for p in PAPERS] + [OTHER_PAPER]:
+        mine = [c for c in rows if paper_of(c.notebook)[0] == short]
+        if mine:
+            cells = [counts(mine, k) for k in KINDS]
+            L.append(f"| {short} | " + " | ".join(f"{c[PASS]} / {c[FAIL]} / {c[NOT_ASSESSABLE]}" for c in cells)
+                     + f" | {len(mine)} |")
+    cells = [counts(rows, k) for k in KINDS]
+    L.append("| **all** | " + " | ".join(f"**{c[PASS]} / {c[FAIL]} / {c[NOT_ASSESSABLE]}**" for c in cells)
+             + f" | **{len(rows)}** |")
     bad = [r for r in results if r.status != OK]
     if bad:
         L += ["", "**Incomplete run** — notebooks without results: "
               + ", ".join(f"`{r.stem}` ({r.status})" for r in bad) + "."]
     carried = [r.stem for r in results if r.detail.startswith("carried over")]
     if carried:
-        L += ["", f"**{len(carried)} of {len(results)} notebooks were not rerun for this report**: their rows, wall "
-              "times and peak memory are carried over from an earlier report (its origin is in each one's detail "
-              "column): " + ", ".join(f"`{s}`" for s in carried) + "."]
+        L += ["", f"**{len(carried)} of {len(results)} notebooks were not rerun for this report**: their inputs are "
+              "byte-identical to those of an earlier run (same fingerprint), whose rows, wall times and peak memory are "
+              "carried over (its origin is in each one's detail column): " + ", ".join(f"`{s}`" for s in carried) + "."]
+    unprinted = [r.stem for r in results if r.status == OK and r.fingerprint is None]
+    if unprinted:
+        L += ["", "**No fingerprint** (inputs not recorded, so the rows cannot be shown current): "
+              + ", ".join(f"`{s}`" for s in unprinted) + "."]
+    L += ["", "Whether each notebook's rows are still the code's result: `make check-report SCALE=" + scale + "` "
+          "compares the inputs recorded in `fingerprints.json` with the working tree and lists any STALE notebook."]
     for status, label in ((FAIL, "Failing claims"), (NOT_ASSESSABLE, "Not assessable at this scale")):
         sel = [c for c in rows if c.status == status]
         if sel:
             L += ["", f"{label}: " + ", ".join(f"`{c.notebook}:{c.id}`" for c in sel) + "."]
 
     L += ["", "## Notebooks", "",
-          "| notebook | status | claims | pass | fail | not assessable | wall time | peak RSS | missing figures | detail |",
-          "|---|---|---:|---:|---:|---:|---:|---:|---|---|"]
+          "| notebook | status | claims | pass | fail | not assessable | wall time | peak RSS | missing figures | detail "
+          "| fingerprint |",
+          "|---|---|---:|---:|---:|---:|---:|---:|---|---|---|"]
     for r in results:
         status = r.status if r.status == OK else f"**{r.status}**"
         k = r.counts
         wall = f"{r.wall_s / 60:.1f} min" if r.wall_s is not None else "-"
         rss = f"{r.max_rss_mb / 1024:.2f} GiB" if r.max_rss_mb is not None else "-"
         L.append(f"| `{r.stem}` | {status} | {len(r.claims)} | {k[PASS]} | {k[FAIL]} | {k[NOT_ASSESSABLE]} | "
-                 f"{wall} | {rss} | {_cell(', '.join(r.missing_figures)) or '-'} | {_cell(r.detail)} |")
+                 f"{wall} | {rss} | {_cell(', '.join(r.missing_figures)) or '-'} | {_cell(r.detail)} | "
+                 f"{r.fingerprint['digest'][:12] if r.fingerprint else '-'} |")
     walls = [r.wall_s for r in results if r.wall_s is not None]
     if walls:
         L += ["", f"Wall time and peak memory (process tree) of each notebook from Snakemake's `benchmark.tsv`; "
               f"they add up to {sum(walls) / 60:.1f} min (notebooks run in parallel as the cores allow, so the "
               "pipeline's elapsed time is shorter)."]
 
-    by_kind: dict[str, OrderedDict[str, list[Claim]]] = {k: OrderedDict() for k in KINDS}
+    by_kind: dict[str, OrderedDict[str, list[Claim]]] = {k: OrderedDict() for k in SOURCE_KINDS}
     for c in rows:
         by_kind[source_kind(c.source)].setdefault(c.source, []).append(c)
-    for kind in KINDS:
+    for kind in SOURCE_KINDS:
         groups = by_kind[kind]
         if not groups:
             continue
@@ -245,11 +300,11 @@ def render_markdown(
             k = counts(cs)
             extra = f", {k[NOT_ASSESSABLE]} not assessable" if k[NOT_ASSESSABLE] else ""
             L += ["", f"### {source} ({k[PASS]}/{len(cs)} pass{extra})", "",
-                  "| notebook | id | paper | measured | criterion | result | note |",
-                  "|---|---|---|---|---|---|---|"]
+                  "| notebook | id | kind | paper | measured | criterion | result | note |",
+                  "|---|---|---|---|---|---|---|---|"]
             for c in cs:
                 res = {PASS: "PASS", FAIL: "**FAIL**", NOT_ASSESSABLE: "_NOT ASSESSABLE_"}[c.status]
-                L.append(f"| {_cell(c.notebook)} | `{_cell(c.id)}` | {_cell(c.paper)} | {_cell(c.measured)} | "
+                L.append(f"| {_cell(c.notebook)} | `{_cell(c.id)}` | {c.kind} | {_cell(c.paper)} | {_cell(c.measured)} | "
                          f"{_cell(c.criterion)} | {res} | {_cell(c.note)} |")
     if not rows:
         L += ["", "_No claims were produced._"]
@@ -278,9 +333,14 @@ def write_report(
     tmp = md.with_name(".REPLICATION.md.tmp")
     tmp.write_text(text)
     os.replace(tmp, md)
-    k = counts([c for r in results for c in r.claims])
+    prints = {r.stem: r.fingerprint for r in results if r.status == OK and r.fingerprint is not None}
+    tmp = results_dir / f".{fp.FINGERPRINTS}.tmp"
+    tmp.write_text(json.dumps(prints, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, results_dir / fp.FINGERPRINTS)
+    k = counts([c for r in results for c in r.claims], PAPER)
     return {
         "claims": sum(len(r.claims) for r in results),
+        "paper_claims": sum(k.values()),
         "pass": k[PASS],
         "fail": k[FAIL],
         "not_assessable": k[NOT_ASSESSABLE],
@@ -288,12 +348,20 @@ def write_report(
     }
 
 
-def carry_over(results_dir: str | os.PathLike, stems, origin: str) -> dict[str, int]:
-    """Rebuild ``results_dir/<stem>/claims.csv`` and ``benchmark.tsv`` of each of ``stems`` from the
-    report already in ``results_dir`` (its ``claims.csv`` and the notebook table of ``REPLICATION.md``,
-    wall time to 0.1 min and peak RSS to 0.01 GiB) and write ``carried_over.txt`` = ``origin``.
-    Returns {stem: number of rows}; ValueError if the report has no row or no table line for a stem."""
+def carry_over(results_dir: str | os.PathLike, stems, origin: str,
+               config: str | os.PathLike | Config = DEFAULT_CONFIG) -> dict[str, int]:
+    """Rebuild ``results_dir/<stem>/claims.csv``, ``benchmark.tsv`` and ``fingerprint.json`` of each of
+    ``stems`` from the report already in ``results_dir`` (its ``claims.csv``, ``fingerprints.json`` and the
+    notebook table of ``REPLICATION.md``, wall time to 0.1 min and peak RSS to 0.01 GiB) and write
+    ``carried_over.txt`` = ``origin``. Returns {stem: number of rows}; ValueError if the report has no
+    row, no table line or no fingerprint for a stem, or if its inputs changed since that run (STALE)."""
     results_dir = Path(results_dir)
+    scale = results_dir.resolve().name
+    cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
+    try:
+        prints = json.loads((results_dir / fp.FINGERPRINTS).read_text())
+    except (OSError, ValueError):
+        prints = {}
     rows = read_claims(results_dir / "claims.csv")
     table = {}  # stem -> (wall s, peak RSS MiB) of the notebook table's OK lines ("-" where not measured)
     for line in (results_dir / "REPLICATION.md").read_text().splitlines():
@@ -306,20 +374,26 @@ def carry_over(results_dir: str | os.PathLike, stems, origin: str) -> dict[str, 
         mine = [c for c in rows if c.notebook == stem]
         if not mine or stem not in table:
             raise ValueError(f"{results_dir} has no rows or no notebook-table line for {stem!r}: cannot carry it over")
+        diff = fp.changed(prints.get(stem), fp.inputs(cfg, stem, scale))
+        if diff:
+            raise ValueError(f"{stem!r} is STALE (inputs changed since its run: {', '.join(diff[:5])}): rerun it")
         d = results_dir / stem
         d.mkdir(parents=True, exist_ok=True)
         write_claims(d / "claims.csv", mine, scale=mine[0].scale, notebook=stem)
         wall, rss = table[stem]
         if wall is not None:
             (d / "benchmark.tsv").write_text(f"s\th:m:s\tmax_rss\n{wall:.1f}\t-\t{'NA' if rss is None else f'{rss:.1f}'}\n")
+        (d / fp.FINGERPRINT).write_text(json.dumps(prints[stem], indent=1, sort_keys=True) + "\n")
         (d / CARRIED_OVER).write_text(origin + "\n")
         out[stem] = len(mine)
     return out
 
 
-def check_report(results_dir: str | os.PathLike) -> list[str]:
-    """Problems of a written report: a missing REPLICATION.md / claims.csv, or any FAILED or
-    MISSING notebook in it. An empty list means the run is complete."""
+def check_report(results_dir: str | os.PathLike, config: str | os.PathLike | Config = DEFAULT_CONFIG,
+                 scale: str | None = None) -> list[str]:
+    """Problems of a written report: a missing REPLICATION.md / claims.csv, any FAILED or MISSING
+    notebook in it, or a STALE notebook (inputs changed since its run, `lsvi.pipeline.fingerprint`).
+    An empty list means the report is complete and current."""
     results_dir = Path(results_dir)
     md, csv_path = results_dir / "REPLICATION.md", results_dir / "claims.csv"
     missing = [str(p) for p in (md, csv_path) if not p.is_file()]
@@ -327,7 +401,11 @@ def check_report(results_dir: str | os.PathLike) -> list[str]:
         return [f"{p} does not exist (run the pipeline first)" for p in missing]
     incomplete = [c.notebook + ": " + c.measured for c in read_claims(csv_path)
                   if c.id.endswith((f":{FAILED}", f":{MISSING}"))]
-    return [f"notebook {x}" for x in incomplete]
+    out = [f"notebook {x}" for x in incomplete]
+    for stem, diff in fp.stale(results_dir, config, scale).items():
+        out.append(f"notebook {stem}: STALE (inputs changed since its run: {', '.join(diff[:6])}"
+                   f"{' ...' if len(diff) > 6 else ''})")
+    return out
 
 
 def main(argv=None) -> int:
@@ -336,29 +414,31 @@ def main(argv=None) -> int:
     ap.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     ap.add_argument("--scale", default=None, help="scale (default: the name of results_dir)")
     ap.add_argument("--check", action="store_true",
-                    help="do not write: exit 1 unless the report exists and lists no FAILED / MISSING notebook")
+                    help="do not write: exit 1 unless the report exists, lists no FAILED / MISSING notebook, "
+                         "and no notebook is STALE")
     ap.add_argument("--carry-over", nargs="+", metavar="STEM", default=None,
                     help="rebuild these notebooks' results from the report in results_dir, then write the report")
     ap.add_argument("--origin", default="committed report",
                     help="with --carry-over: where the rows come from, e.g. 'cpu run of commit 9ba9fb9'")
     args = ap.parse_args(argv)
     if args.carry_over:
-        for stem, k in carry_over(args.results_dir, args.carry_over, args.origin).items():
+        for stem, k in carry_over(args.results_dir, args.carry_over, args.origin, args.config).items():
             print(f"{stem}: {k} rows carried over ({args.origin})")
     if args.check:
-        problems = check_report(args.results_dir)
+        problems = check_report(args.results_dir, args.config, args.scale)
         for p in problems:
             print(f"report check: {p}", file=sys.stderr)
         if not problems:
-            print(f"report check: {Path(args.results_dir) / 'REPLICATION.md'} is complete (no FAILED or MISSING notebook)")
+            print(f"report check: {Path(args.results_dir) / 'REPLICATION.md'} is complete and current "
+                  "(no FAILED, MISSING or STALE notebook)")
         return 1 if problems else 0
     try:
         n = write_report(args.results_dir, args.config, args.scale)
     except ConfigError as e:
         print(f"ConfigError: {e}", file=sys.stderr)
         return 2
-    print(f"{args.results_dir}: {n['claims']} claims, {n['pass']} PASS, {n['fail']} FAIL, "
-          f"{n['not_assessable']} NOT ASSESSABLE; "
+    print(f"{args.results_dir}: {n['claims']} rows; {n['paper_claims']} statements of the papers: {n['pass']} PASS, "
+          f"{n['fail']} FAIL, {n['not_assessable']} NOT ASSESSABLE; "
           f"notebooks {n['ok']} OK, {n['failed']} FAILED, {n['missing']} MISSING "
           f"-> {Path(args.results_dir) / 'REPLICATION.md'}")
     return 0

@@ -15,8 +15,10 @@ were produced), ``results/<scale>/<stem>/executed.ipynb``, the figures the confi
 status columns (which results depend on the scale).
 
 Claims are grouped per paper (`PAPERS`: notebook prefix -> paper), then per notebook
-(its figures beside its claims rows, grouped by source), and counted per paper and per
-source kind (figures, tables, theorems, other; `lsvi.pipeline.report.source_kind`).
+(its figures beside its claims rows, grouped by source). The headline and the per-paper counts
+are of the rows of kind ``paper`` (the papers' statements); the other kinds are counted apart
+(`lsvi.pipeline.claims.KINDS`). A notebook whose inputs changed since its run is marked STALE
+(`lsvi.pipeline.fingerprint`).
 The HTML is rendered by Jinja2 templates (``templates/site_index.html.j2``, ``templates/notebook.html.j2``) and nbconvert's
 ``HTMLExporter``; nothing here writes HTML by string concatenation.
 """
@@ -36,21 +38,14 @@ from pathlib import Path
 
 import jinja2
 
-from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, STATUSES, Claim, counts, read_claims
+from lsvi.pipeline import fingerprint as fp
+from lsvi.pipeline.claims import FAIL, KINDS, NOT_ASSESSABLE, PAPER, PASS, STATUSES, Claim, counts, read_claims
 from lsvi.pipeline.config import DEFAULT_CONFIG, FIGURES_DIR, Config, ConfigError, load_config
-from lsvi.pipeline.report import KINDS, _natural_key, hardware_info, source_kind
+from lsvi.pipeline.report import (OTHER_PAPER, PAPERS, SOURCE_KINDS, _natural_key, hardware_info, paper_of,  # noqa: F401
+                                  source_kind)
 
 TEMPLATES = Path(__file__).with_name("templates")
 
-# Notebook-number prefix -> paper (the longest matching prefix wins): 0x-3x LSVI, 4x RABVI,
-# 50-51 NGVI, 52-53 Alquier's slides. A notebook matching none goes under "Other".
-PAPERS = (
-    ("LSVI", "Least squares variational inference (Le Fay, Chopin, Barthelmé; NeurIPS 2025)", ("0", "1", "2", "3")),
-    ("RABVI", "A framework for improving the reliability of black-box VI (Welandawe et al.)", ("4",)),
-    ("NGVI", "Understanding stochastic natural gradient variational inference", ("50", "51")),
-    ("Alquier", "Generalization bounds for variational inference (Alquier, EcoSta 2019 slides)", ("52", "53")),
-)
-OTHER_PAPER = ("Other", "Notebooks not attributed to a paper")
 
 # Library versions shown in the provenance block (those installed; others are skipped).
 LIBRARIES = ("jax", "jaxlib", "numpy", "scipy", "blackjax", "optax", "pymc", "arviz", "particles",
@@ -59,16 +54,6 @@ LIBRARIES = ("jax", "jaxlib", "numpy", "scipy", "blackjax", "optax", "pymc", "ar
 MATHJAX_ENV = "LSVI_MATHJAX_URL"  # e.g. https://cdnjs.cloudflare.com/ajax/libs/mathjax/2.7.7/latest.js?config=TeX-AMS_CHTML-full,Safe
 
 STATUS_CLASS = {PASS: "pass", FAIL: "fail", NOT_ASSESSABLE: "na"}
-
-
-def paper_of(stem: str) -> tuple[str, str]:
-    """``(short name, title)`` of the paper notebook ``stem`` replicates (`PAPERS`)."""
-    best, n = OTHER_PAPER, 0
-    for short, title, prefixes in PAPERS:
-        for p in prefixes:
-            if stem.startswith(p) and len(p) > n:
-                best, n = (short, title), len(p)
-    return best
 
 
 def read_provenance(md_path: Path) -> dict[str, str]:
@@ -139,7 +124,9 @@ class NotebookView:
     link: str | None  # notebooks/<stem>.html, or None if the notebook has no executed copy
     figures: list[dict]  # {"name", "src" (relative) or None}
     groups: list[tuple[str, list[dict]]]  # (source, rows)
-    counts: dict[str, int]
+    counts: dict[str, int]  # of its `paper` rows
+    n_other: int  # rows of the other kinds
+    stale: list[str]  # inputs changed since its run (empty: current)
 
 
 def _row(c: Claim, statuses: dict, other_scales: list[str]) -> dict:
@@ -147,7 +134,7 @@ def _row(c: Claim, statuses: dict, other_scales: list[str]) -> dict:
     there); ``differs``: some of those differ from this scale's status (the result depends on the scale)."""
     by_scale = [(s, statuses[s].get(c.key)) for s in other_scales]
     return {
-        "id": c.id, "source": c.source, "paper": c.paper, "measured": c.measured, "criterion": c.criterion,
+        "id": c.id, "kind": c.kind, "source": c.source, "paper": c.paper, "measured": c.measured, "criterion": c.criterion,
         "status": c.status, "cls": STATUS_CLASS[c.status], "note": c.note, "notebook": c.notebook,
         "by_scale": by_scale, "differs": any(st is not None and st != c.status for _, st in by_scale),
     }
@@ -180,6 +167,7 @@ def build_site(
     results_root = Path(results_root) if results_root is not None else results_dir.parent
 
     rows = read_claims(results_dir / "claims.csv")
+    stale = fp.stale(results_dir, cfg, scale)
     statuses = scale_statuses(results_root, [s for s in cfg.scales if s != scale])
     statuses[scale] = {c.key: c.status for c in rows}
     scales_with_report = [s for s in cfg.scales if s in statuses]
@@ -214,27 +202,30 @@ def build_site(
             groups.setdefault(c.source, []).append(_row(c, statuses, [s for s in scales_with_report if s != scale]))
             source_summary.setdefault((paper_of(stem)[0], source_kind(c.source), c.source), []).append(c)
         by_paper[paper_of(stem)].append(NotebookView(
-            stem, spec.description if spec else "", link, figures, list(groups.items()), counts(mine)))
+            stem, spec.description if spec else "", link, figures, list(groups.items()), counts(mine, PAPER),
+            sum(c.kind != PAPER for c in mine), stale.get(stem, [])))
 
     papers = []
     for (short, title), nbs in by_paper.items():
         cs = [c for c in rows if paper_of(c.notebook)[0] == short]
         if not nbs and not cs:
             continue
-        kinds = [(k, counts([c for c in cs if source_kind(c.source) == k])) for k in KINDS]
-        papers.append({"short": short, "title": title, "notebooks": nbs, "counts": counts(cs), "n": len(cs),
+        kinds = [(k, counts([c for c in cs if c.kind == k])) for k in KINDS if k != PAPER]
+        papers.append({"short": short, "title": title, "notebooks": nbs, "counts": counts(cs, PAPER),
+                       "n": sum(c.kind == PAPER for c in cs), "n_rows": len(cs),
                        "kinds": [(k, n) for k, n in kinds if sum(n.values())]})
     order = {short: i for i, (short, _) in enumerate(by_paper)}
     sources = [{"paper": p, "kind": k, "source": s, "counts": counts(cs), "n": len(cs)}
                for (p, k, s), cs in sorted(source_summary.items(),
-                                           key=lambda kv: (order[kv[0][0]], KINDS.index(kv[0][1]), _natural_key(kv[0][2])))]
+                                           key=lambda kv: (order[kv[0][0]], SOURCE_KINDS.index(kv[0][1]), _natural_key(kv[0][2])))]
 
-    total = counts(rows)
+    total = counts(rows, PAPER)
     n_differs = sum(r["differs"] for p in papers for nb in p["notebooks"] for _, rs in nb.groups for r in rs)
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=True,
                              undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True)
     html = env.get_template("site_index.html.j2").render(
-        scale=scale, scale_description=cfg.scales.get(scale, ""), total=total, n_claims=len(rows), n_differs=n_differs,
+        scale=scale, scale_description=cfg.scales.get(scale, ""), total=total, n_claims=sum(total.values()),
+        n_rows=len(rows), n_differs=n_differs, stale=stale,
         statuses=STATUSES, status_class=STATUS_CLASS, papers=papers, sources=sources,
         scales_with_report=scales_with_report,
         run_provenance=read_provenance(results_dir / "REPLICATION.md"),
@@ -246,7 +237,8 @@ def build_site(
     (tmp / "index.html").write_text(html, encoding="utf-8")
     shutil.rmtree(out_dir, ignore_errors=True)
     os.replace(tmp, out_dir)
-    return {"claims": len(rows), "pass": total[PASS], "fail": total[FAIL], "not_assessable": total[NOT_ASSESSABLE]}
+    return {"claims": len(rows), "paper_claims": sum(total.values()), "pass": total[PASS], "fail": total[FAIL],
+            "not_assessable": total[NOT_ASSESSABLE], "stale": len(stale)}
 
 
 def main(argv=None) -> int:
@@ -268,7 +260,8 @@ def main(argv=None) -> int:
         print(f"ConfigError: {e}", file=sys.stderr)
         return 2
     out = Path(args.out or Path(args.results_dir) / "site") / "index.html"
-    print(f"{out}: {n['claims']} claims, {n['pass']} PASS, {n['fail']} FAIL, {n['not_assessable']} NOT ASSESSABLE")
+    print(f"{out}: {n['claims']} rows; {n['paper_claims']} statements of the papers: {n['pass']} PASS, {n['fail']} FAIL, "
+          f"{n['not_assessable']} NOT ASSESSABLE; {n['stale']} STALE notebook(s)")
     return 0
 
 

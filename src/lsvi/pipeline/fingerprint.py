@@ -1,0 +1,151 @@
+"""Fingerprints of a notebook's inputs: is a committed report row still the result of the code?
+
+A notebook's result depends on its **inputs**: the notebook file, every library file it executes
+(`lsvi.pipeline.config.notebook_dependencies`: the modules it imports, transitively, and their
+packages' ``__init__.py``), its papermill parameters at the scale (``config/scales.yaml``), the lock
+file of the environment, the data-set builder when it reads processed data, and the committed
+data files under ``data/`` (posteriordb's, the variable-selection data; ``data/processed/`` is
+built from the pinned packages and the builder, both already inputs).
+
+`inputs` maps each input to the sha256 of its bytes (parameters: of their canonical JSON);
+`digest` hashes that map. The pipeline records a notebook's inputs *before* running it
+(``results/<scale>/<stem>/fingerprint.json``, kept only when the run succeeds); the aggregate
+copies them into ``results/<scale>/fingerprints.json``, which is committed with the report.
+`stale` compares a recorded fingerprint with the working tree: a notebook whose inputs changed
+since its run is **STALE**, and its rows are no longer the code's result. ``make check-report``
+fails on a STALE notebook, and the site marks it.
+
+``python -m lsvi.pipeline.fingerprint write results/<scale>/<stem>`` records one notebook's inputs;
+``python -m lsvi.pipeline.fingerprint check results/<scale>`` lists the STALE notebooks of a report.
+"""
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from pathlib import Path
+
+from lsvi.pipeline.config import DEFAULT_CONFIG, Config, load_config, notebook_dependencies
+from lsvi.pipeline.paths import DATA_DIR
+
+FINGERPRINT = "fingerprint.json"  # per notebook: results/<scale>/<stem>/fingerprint.json
+FINGERPRINTS = "fingerprints.json"  # per report: results/<scale>/fingerprints.json (committed)
+LOCK_FILE = "requirements/lock.txt"
+DATA_BUILDER = "src/lsvi/experiments/datasets.py"
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _committed_data(root: Path) -> list[Path]:
+    """The files under ``data/`` except the generated ``data/processed/``, sorted."""
+    base, skip = root / "data", Path(DATA_DIR).relative_to("data").parts[0]
+    out = []
+    for dirpath, dirnames, filenames in os.walk(base):  # not into data/processed (nor a link to it)
+        if Path(dirpath) == base:
+            dirnames[:] = [d for d in dirnames if d != skip]
+        out += [Path(dirpath) / f for f in filenames]
+    return sorted(out)
+
+
+def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = None) -> dict[str, str]:
+    """``{input: sha256}`` of notebook ``stem`` at ``scale`` (paths relative to the repository root,
+    and ``"params"`` for its papermill parameters). A missing file hashes as ``"missing"``."""
+    root = Path(root) if root is not None else cfg.root
+    nb = root / "notebooks" / f"{stem}.ipynb"
+    files = {nb, root / LOCK_FILE, *(notebook_dependencies(nb, root / "src") if nb.is_file() else ())}
+    if cfg.notebooks[stem].data:
+        files.add(root / DATA_BUILDER)
+    files |= set(_committed_data(root))
+    out = {}
+    for f in sorted(files):
+        rel = os.path.relpath(f, root)
+        out[rel] = _sha256(f.read_bytes()) if f.is_file() else "missing"
+    out["params"] = _sha256(json.dumps(cfg.params(stem, scale), sort_keys=True, default=str).encode())
+    return out
+
+
+def digest(inp: dict[str, str]) -> str:
+    """One sha256 over ``inputs``' sorted items."""
+    return _sha256(json.dumps(sorted(inp.items())).encode())
+
+
+def record(inp: dict[str, str]) -> dict:
+    """The stored form: ``{"digest": ..., "inputs": {...}}``."""
+    return {"digest": digest(inp), "inputs": inp}
+
+
+def write(results_dir: str | os.PathLike, cfg: Config, stem: str, scale: str, name: str = FINGERPRINT) -> Path:
+    """Record notebook ``stem``'s inputs as they are now in ``results_dir/name``."""
+    path = Path(results_dir) / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(record(inputs(cfg, stem, scale)), indent=1, sort_keys=True) + "\n")
+    return path
+
+
+def read(path: str | os.PathLike) -> dict | None:
+    """A stored fingerprint, or None if absent or unreadable."""
+    try:
+        rec = json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
+    return rec if isinstance(rec, dict) and "digest" in rec and isinstance(rec.get("inputs"), dict) else None
+
+
+def changed(recorded: dict | None, current: dict[str, str]) -> list[str]:
+    """The inputs that differ between a recorded fingerprint and ``current`` (added, removed or
+    edited); ``["no fingerprint recorded"]`` when there is none. Empty: the row is current."""
+    if recorded is None:
+        return ["no fingerprint recorded"]
+    old = recorded["inputs"]
+    return sorted(k for k in set(old) | set(current) if old.get(k) != current.get(k))
+
+
+def stale(results_dir: str | os.PathLike, config: str | os.PathLike | Config = DEFAULT_CONFIG,
+          scale: str | None = None) -> dict[str, list[str]]:
+    """``{stem: changed inputs}`` for every notebook of the report in ``results_dir`` whose inputs
+    changed since its run (per ``results_dir/fingerprints.json``); empty when the report is current."""
+    results_dir = Path(results_dir)
+    scale = scale or results_dir.resolve().name
+    cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
+    try:
+        recorded = json.loads((results_dir / FINGERPRINTS).read_text())
+    except (OSError, ValueError):
+        recorded = {}
+    out = {}
+    for stem in cfg.notebooks:
+        diff = changed(recorded.get(stem), inputs(cfg, stem, scale, cfg.root))
+        if diff:
+            out[stem] = diff
+    return out
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m lsvi.pipeline.fingerprint", description=__doc__.split("\n")[0])
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    w = sub.add_parser("write", help="record results/<scale>/<stem>'s inputs as they are now")
+    w.add_argument("notebook_dir", help="results/<scale>/<stem>")
+    w.add_argument("--name", default=FINGERPRINT, help="file name (default: %(default)s)")
+    c = sub.add_parser("check", help="list the STALE notebooks of results/<scale>")
+    c.add_argument("results_dir", help="results/<scale>")
+    for p in (w, c):
+        p.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
+    args = ap.parse_args(argv)
+    if args.cmd == "write":
+        d = Path(args.notebook_dir)
+        scale, stem = d.resolve().parent.name, d.resolve().name
+        cfg = load_config(args.config, {"scale": scale}, check_notebooks=False)
+        print(f"{write(d, cfg, stem, scale, args.name)}")
+        return 0
+    out = stale(args.results_dir, args.config)
+    for stem, diff in out.items():
+        print(f"STALE {stem}: {', '.join(diff[:6])}{' ...' if len(diff) > 6 else ''}")
+    print(f"{len(out)} STALE notebook(s) in {args.results_dir}")
+    return 1 if out else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
