@@ -112,8 +112,11 @@ def test_price_estimator_for_a_quadratic_against_its_closed_form():
 def test_convexity_in_sqrt_parameters_at_random_distributions():
     Xf = nc.simulated_logistic(0, 50, 2)
     means, covs = nl.random_gaussians(jax.random.PRNGKey(1), 2, 5)
-    lams = nl.sqrt_min_eigs(lambda m, S: nl.neg_elbo(Xf, m, S, 1.0, NODES), 2, means, covs)
+    lams = nl.logistic_sqrt_min_eigs(Xf, 1.0, NODES, means, covs)
     assert lams.shape == (5,) and np.all(lams >= 1.0 - 1e-8)
+    rng = np.random.default_rng(0)
+    X, y = jnp.asarray(rng.normal(size=(10, 2))), jnp.asarray(rng.poisson(1.0, size=10).astype(float))
+    assert np.all(nl.poisson_sqrt_min_eigs(X, y, 2.0, 0.5, means, covs) >= 2.0 - 1e-8)  # 1/v with v = 0.5
     # a non-log-concave "likelihood" (f = +½‖β‖² · 10) breaks it: the check can fail
     bad = nl.sqrt_min_eigs(lambda m, S: -5.0 * (m @ m + jnp.trace(S)) + kl_gaussian(m, S, jnp.zeros(2), jnp.eye(2)), 2, means, covs)
     assert np.all(bad < 0)

@@ -248,6 +248,16 @@ def random_gaussians(key, d: int, num: int, mean_sd: float = 1.0):
     return mean_sd * jax.random.normal(k1, (num, d)), W @ jnp.swapaxes(W, 1, 2) / d + 0.05 * jnp.eye(d)
 
 
+def logistic_sqrt_min_eigs(Xf, prior_var, nodes, means, covs):
+    """`sqrt_min_eigs` of the logistic negative ELBO (exact quadrature) at (means[k], covs[k])."""
+    return sqrt_min_eigs(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes), Xf.shape[1], means, covs)
+
+
+def poisson_sqrt_min_eigs(X, y, c: float, prior_var, means, covs):
+    """`sqrt_min_eigs` of the Poisson negative ELBO on the data scaled by c (closed form) at (means[k], covs[k])."""
+    return sqrt_min_eigs(lambda m, S: poisson_neg_elbo(c * X, y, m, S, prior_var), X.shape[1], means, covs)
+
+
 def sqrt_min_eigs(objective, d: int, means, covs):
     """λ_min of the autodiff Hessian of ``objective(m, Σ)`` in (m, tril L), Σ = LLᵀ, at each (means[k], covs[k]) -> (k,)."""
     hess = jax.jit(jax.hessian(lambda x: objective(*unpack_sqrt(x, d))))
