@@ -185,9 +185,20 @@ def test_table1_comparisons_read_the_papers_orderings_like_with_like():
     assert c["table1-mnist-alg2-faster-than-blackjax"]["passed"]
 
 
-def test_cost_per_iteration_times_blackjax_too(pima):
+def test_cost_per_iteration_times_blackjax_too(pima, monkeypatch):
+    """Blackjax's cost per iteration is its trace's loop time over the iterations, run r with
+    seed r and N draws per gradient, the options passed through."""
+    real, seen = logistic.BASELINES["blackjax"], []
+
+    def recorded(problem, num_iterations, num_samples=None, seed=0, **options):
+        tr = real(problem, num_iterations, num_samples, seed, **options)
+        seen.append((num_iterations, num_samples, seed, options, tr.loop_s))
+        return tr
+
+    monkeypatch.setitem(logistic.BASELINES, "blackjax", recorded)
     c = logistic.cost_per_iteration(pima, "blackjax", None, [8, 16], 2, 2, learning_rate=1e-3)
-    assert c.shape == (2, 2) and np.all(c > 0)
+    assert [s[:4] for s in seen] == [(2, N, r, {"learning_rate": 1e-3}) for N in (8, 16) for r in (0, 1)]
+    np.testing.assert_allclose(c, np.array([s[4] for s in seen]).reshape(2, 2) / 2)
 
 
 def _fake_baseline(calls):
