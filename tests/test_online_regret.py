@@ -2,6 +2,7 @@
 import jax
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from lsvi.checks import online_regret as orr
 from lsvi.core import online
@@ -97,3 +98,13 @@ def test_sva_bound_holds_on_a_small_logistic_sequence():
     (row,) = orr.sva_bound_table(X, y, [0.1], 1.0)
     assert row["inf_grad"] < 1e-6 and row["cumulative_loss"] <= row["bound"]
     np.testing.assert_allclose(row["L"], np.sqrt(2) * np.linalg.norm(X, axis=1).max())
+
+
+def test_closed_forms_agree_with_the_argmin_to_the_optimisers_precision():
+    res = orr.closed_form_discrepancies(0, 2, 2, 1.0)  # both losses
+    for name, v in res.items():
+        assert v["discrepancy"] <= 2 * v["optimiser"] + 1e-12, (name, v)
+    # the Newton-step estimate sees a displaced point: at the exact minimiser of a quadratic shifted by 1e-3 it is 1e-3
+    f = lambda m, s: jnp.sum((m - 1.0) ** 2) + jnp.sum((jnp.log(s) - 0.5) ** 2)
+    assert orr.newton_distance(f, np.array([1.0 + 1e-3, 1.0]), np.exp(np.array([0.5, 0.5]))) == pytest.approx(1e-3, rel=1e-6)
+    assert orr.newton_distance(f, np.ones(2), np.exp(np.full(2, 0.5))) < 1e-14

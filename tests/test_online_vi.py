@@ -29,6 +29,27 @@ def test_compare_picks_each_methods_best_rate():
             assert float(online.run_online(method, "logistic", X, y, alpha=r, lr=r)[0].mean()) >= row["final_average_loss"]
 
 
-def test_hyper_grid_sizes():
-    assert len(online_vi.hyper_grid("ngvi", (0.1, 1.0), 100)) == 6
-    assert online_vi.hyper_grid("oga", (0.1,), 100) == [(0.0, 0.0, 0.1)]
+def test_hyper_grids_give_every_method_the_same_budget():
+    rates = (0.01, 0.1, 1.0)
+    sizes = {m: len(online_vi.hyper_grid(m, rates, 100)) for m in online_vi.METHODS}
+    assert set(sizes.values()) == {9}, sizes
+    lr = [h[2] for h in online_vi.hyper_grid("oga", rates, 100)]
+    np.testing.assert_allclose([lr[0], lr[-1]], [0.01, 1.0])  # same range as NGVI's β
+    assert np.all(np.diff(np.log(lr)) > 0)
+    assert len(online_vi.hyper_grid("sva", (0.1,), 100)) == len(online_vi.hyper_grid("ngvi", (0.1,), 100)) == 3
+
+
+def test_held_out_finals_rerun_the_selected_configuration_on_other_orders():
+    X, y, _ = online_vi.simulated_logistic(0, 60, 3)
+    curves, table = online_vi.compare("logistic", *online_vi.shuffled(X, y, 0), (0.05, 0.5), methods=("oga", "ngvi"))
+    ho = online_vi.held_out_finals("logistic", X, y, table, [0, 1, 2])
+    assert list(ho.columns) == ["seed", "method", "final_average_loss"] and len(ho) == 6
+    sel = ho[ho.seed == 0].set_index("method")["final_average_loss"]  # order 0 is the selection order: same numbers
+    for m in ("oga", "ngvi"):
+        np.testing.assert_allclose(sel[m], table.set_index("method").loc[m, "final_average_loss"], rtol=1e-10)
+        r = table.set_index("method").loc[m]
+        Xs, ys = online_vi.shuffled(X, y, 2)
+        want = float(online.run_online(m, "logistic", Xs, ys, alpha=r["alpha"], beta=r["beta"], lr=r["lr"])[0].mean())
+        np.testing.assert_allclose(ho[(ho.seed == 2) & (ho.method == m)]["final_average_loss"], want, rtol=1e-10)
+    other = ho[ho.seed == 1].set_index("method")["final_average_loss"]
+    assert not np.allclose(other[["oga", "ngvi"]], sel[["oga", "ngvi"]])  # another order, another sequence of losses

@@ -219,8 +219,9 @@ def domain_exits(key, Xf, prior_var, Sigma, rho: float, num_steps: int, num_samp
 
 def quadratic_estimator_spread(key, A, a, m, Sigma, num_reps: int):
     """Section 6.2: log-likelihood f(β) = −½(β−a)ᵀA(β−a). Over ``num_reps`` one-sample estimates at q = N(m, Σ):
-    max |Ĝ_Σ − (−½A)| of the Price (covariance) part, the sd of the Bonnet mean part ĝ_m and of the autodiff
-    (Algorithm 1) covariance part. Returns dict(price_cov_maxdev, bonnet_mean_sd, autodiff_cov_sd)."""
+    max |Ĝ_Σ − (−½A)| of the Price (covariance) part, the sd of the Bonnet mean part ĝ_m, of eq. (11)'s first component
+    ĝ₁ = ĝ_m − 2Ĝ_Σ m (the ω₁ part, under our reconstruction of eq. 11) and of the autodiff (Algorithm 1) covariance part
+    (max over coordinates). Returns dict(price_cov_maxdev, bonnet_mean_sd, price_omega1_sd, autodiff_cov_sd)."""
     d = m.shape[0]
     L = jnp.linalg.cholesky(Sigma)
     f = lambda b: -0.5 * (b - a) @ A @ (b - a)  # noqa: E731
@@ -232,9 +233,35 @@ def quadratic_estimator_spread(key, A, a, m, Sigma, num_reps: int):
         return g_m, G_S, autodiff_gradient(f, m, Sigma + jnp.outer(m, m), Z)[1]
 
     g_m, G_S, G_auto = jax.vmap(one)(jax.random.split(key, num_reps))
+    g1 = jax.vmap(lambda g, G: to_expectation_gradient(g, G, m)[0])(g_m, G_S)  # eq. (11), first component (ω₁)
     return {"price_cov_maxdev": float(jnp.max(jnp.abs(G_S + 0.5 * A))),
             "bonnet_mean_sd": float(jnp.max(jnp.std(g_m, axis=0))),
+            "price_omega1_sd": float(jnp.max(jnp.std(g1, axis=0))),
             "autodiff_cov_sd": float(jnp.max(jnp.std(G_auto, axis=0)))}
+
+
+def random_gaussians(key, d: int, num: int, mean_sd: float = 1.0):
+    """``num`` random (m (d,), Σ (d, d)): m ~ N(0, mean_sd² I), Σ = WWᵀ/d + 0.05 I with W standard normal (arrays (num, d),
+    (num, d, d)); the points at which convexity in (m, L) is checked."""
+    k1, k2 = jax.random.split(key)
+    W = jax.random.normal(k2, (num, d, d))
+    return mean_sd * jax.random.normal(k1, (num, d)), W @ jnp.swapaxes(W, 1, 2) / d + 0.05 * jnp.eye(d)
+
+
+def logistic_sqrt_min_eigs(Xf, prior_var, nodes, means, covs):
+    """`sqrt_min_eigs` of the logistic negative ELBO (exact quadrature) at (means[k], covs[k])."""
+    return sqrt_min_eigs(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes), Xf.shape[1], means, covs)
+
+
+def poisson_sqrt_min_eigs(X, y, c: float, prior_var, means, covs):
+    """`sqrt_min_eigs` of the Poisson negative ELBO on the data scaled by c (closed form) at (means[k], covs[k])."""
+    return sqrt_min_eigs(lambda m, S: poisson_neg_elbo(c * X, y, m, S, prior_var), X.shape[1], means, covs)
+
+
+def sqrt_min_eigs(objective, d: int, means, covs):
+    """λ_min of the autodiff Hessian of ``objective(m, Σ)`` in (m, tril L), Σ = LLᵀ, at each (means[k], covs[k]) -> (k,)."""
+    hess = jax.jit(jax.hessian(lambda x: objective(*unpack_sqrt(x, d))))
+    return np.asarray([float(jnp.linalg.eigvalsh(hess(pack_sqrt(m, S)))[0]) for m, S in zip(means, covs)])
 
 
 def relative_spread(means, covs, ref_mean, ref_cov):

@@ -155,39 +155,66 @@ def last_decade_slopes(runs: dict) -> dict:
 
 
 SRC = "Wu & Gardner (2024)"
+# The paper copy lost eqs. 12–14, Lemma 3's bound and most inline maths: rows that test a formula we reconstructed say so.
+RECON_THM1 = ("reconstructed: E KL(q_ω̄T ‖ posterior) ≤ 4σ²/(T+1), ω̄_T the t-weighted average, ρ_t = 2/(t+2) (eqs. 13–14 "
+              "are blank in our copy; derived from Hanzely & Richtárik 2021, Lemma 5.2, with relative constants 1, notebook 50 §3)")
+RECON_1_OVER_B = ("reconstructed: σ_t² ∝ 1/B (Lemma 3's bound is blank in our copy; the 1/B is that of Lemmas 7–8, "
+                  "Appendix C: the variance of a mean of B i.i.d. uniform indices)")
+THOUSANDS = (1000, 10_000)  # "thousands of iterations": 1,000 ≤ t < 10,000
 
 
-def claims(lemma1_res: dict, lemma2_res: tuple, one_step_kl: float, init_gap: float, variance: dict, b_ratio: tuple,
-           table: pd.DataFrame, runs: dict, sgd_setting: str, uci_runs: dict | None = None, uci_kappa: float = float("nan")) -> list[dict]:
-    """Claim rows (keyword arguments of `Run.claim`) of notebook 50, criteria fixed in advance (see the notebook)."""
+def thousands_row(id: str, t_catch: float, T: int, measured: str, note: str, kind: str = "paper") -> dict:
+    """"It takes SGD thousands of iterations to catch up" (Section 6.1): 1,000 ≤ t_catch < 10,000. A run of T ≥ 10,000
+    steps in which SGD has not caught up settles it (FAIL: any later catch-up is ≥ 10,000); with T < 10,000 and no
+    catch-up the run cannot settle it (NOT ASSESSABLE)."""
+    lo, hi = THOUSANDS
+    settled = bool(np.isfinite(t_catch) or T >= hi)
+    return dict(id=id, source=f"{SRC}, Section 6.1", paper="“It takes SGD thousands of iterations to catch up the progress that "
+                "stochastic NGD makes in the first few iterations”", measured=measured,
+                criterion=f"{lo:,} ≤ t_catch < {hi:,} (SGD does catch up, after thousands of steps); not caught up by "
+                          f"T ≥ {hi:,} is a FAIL", passed=bool(lo <= t_catch < hi), assessable=settled,
+                note=note if settled else f"{note}; SGD has not caught up by T = {T} < {hi:,}", kind=kind)
+
+
+def variance_no_growth(variance: dict, first: int = 1, span: float = 100.0):
+    """Lemma 3 (σ_t² bounded along the run), tested as no growth after the first step: every σ̂_t² at t ≥ 10·first must be
+    ≤ σ̂²_first + 3 SE (SE of the difference of the two Monte Carlo estimates). ``variance``: {t: (mean, se)}.
+    Returns (passed, worst excess in SEs, assessable: the times after ``first`` span ≥ ``span``)."""
+    ts = sorted(t for t in variance if t >= 10 * first)
+    m1, s1 = variance[first]
+    z = [(variance[t][0] - m1) / np.hypot(variance[t][1], s1) for t in ts]
+    worst = float(max(z)) if z else float("nan")
+    finite = all(np.isfinite(v[0]) for v in variance.values())
+    return bool(finite and z and worst <= 3.0), worst, bool(ts and max(ts) / first >= span)
+
+
+def claims(lemma1_res: dict, one_step_kl: float, variance: dict, b_ratio: tuple, table: pd.DataFrame, runs: dict,
+           sgd_setting: str, uci_runs: dict | None = None, uci_kappa: float = float("nan")) -> list[dict]:
+    """Claim rows (keyword arguments of `Run.claim`) of notebook 50, criteria fixed in advance (see the notebook).
+
+    Implementation properties are tests, not rows (tests/test_ngvi_conjugate.py): Lemma 2's identity −ELBO = D_A* + const,
+    the independence of the iterates t ≥ 1 from θ₀ (ρ₀ = 1) and Lemma 5's Σ_t ⪯ S₀ hold by the update implemented."""
     rows = []
     worst1 = max(max(v["ngd_vs_md"], v["eq15_vs_md"]) for v in lemma1_res.values())
     rows.append(dict(id="lemma1_ngd_equals_md", source=f"{SRC}, Lemma 1 (eq. 8–10)", paper="NGD iterate = mirror-descent iterate",
                      measured=f"max rel. error {worst1:.1e} over ε ∈ {sorted(lemma1_res)}", criterion="< 1e-10", passed=worst1 < 1e-10,
                      note="shared with LSVI Prop. 2.4 (`lsvi.checks.equivalences`); also vs the closed form (15) with the full batch",
                      assessable=min(v["travelled"] for v in lemma1_res.values()) > 0.1))
-    ratios, l4 = lemma2_res
-    dev = float(np.max(np.abs(ratios - 1.0)))
-    rows.append(dict(id="lemma2_relative_smooth_strongly_convex", source=f"{SRC}, Lemma 2 (with Lemma 4)",
-                     paper="−ELBO is 1-smooth and 1-strongly convex relative to A*", measured=f"max |Bregman_F / D_A* − 1| = {dev:.1e} over {ratios.size} random pairs; Lemma 4 (KL = D_A*) error {l4:.1e}",
-                     criterion="≤ 1e-8 (both inequalities, with constant 1)", passed=dev <= 1e-8 and l4 <= 1e-8))
-    rows.append(dict(id="exact_gradient_one_step", source=f"{SRC}, Section 4 after Lemma 2", paper="with exact gradients, ρ₀ = 1 reaches the posterior in one step",
+    rows.append(dict(id="exact_gradient_one_step", source=f"{SRC}, Section 4 after Lemma 2 and Theorem 1", paper="“zero variance implies convergence in one step”",
                      measured=f"|KL(q_1 ‖ posterior)| = {abs(one_step_kl):.1e}", criterion="< 1e-10", passed=abs(one_step_kl) < 1e-10,
                      note="KL computed in floating point: a value of order −1e-15 is rounding"))
-    rows.append(dict(id="thm1_init_independent", source=f"{SRC}, Theorem 1 (discussion)", paper="with ρ₀ = 1 the iterates t ≥ 1 do not depend on the initialisation",
-                     measured=f"max rel. |η_t − η_t'| (t ≥ 1), inits at distance 1 and 1e3, same batches: {init_gap:.1e}", criterion="< 1e-10", passed=init_gap < 1e-10))
     sig2 = max(v[0] for v in variance.values())
-    finite = bool(np.isfinite(sig2))
-    rows.append(dict(id="lemma3_variance_bounded", source=f"{SRC}, Lemma 3 / eq. (12)", paper="σ_t² bounded along the run",
-                     measured="; ".join(f"t={t}: {v[0]:.3g}±{v[1]:.2g}" for t, v in variance.items()),
-                     criterion="finite, and max_t σ̂_t² ≤ 10 σ̂² at the first t (no growth)", passed=finite and sig2 / variance[min(variance)][0] <= 10))
+    ok_var, worst_z, span_ok = variance_no_growth(variance)
+    rows.append(dict(id="lemma3_variance_bounded", source=f"{SRC}, Lemma 3 / eq. (12)",
+                     paper="“the gradient variance is bounded by a constant” (Lemma 3; its constant is blank in our copy)",
+                     measured="; ".join(f"t={t}: {v[0]:.3g}±{v[1]:.2g}" for t, v in variance.items()) + f" (worst excess over t = 1: {worst_z:.2f} SE)",
+                     criterion="no growth after the first step: σ̂_t² ≤ σ̂_1² + 3 SE at every t ≥ 10 (times spanning ≥ 2 decades after t = 1)",
+                     passed=ok_var, assessable=span_ok, note="" if span_ok else "the variance times span < 2 decades after t = 1 at this scale"))
     ratio, b = b_ratio
-    rows.append(dict(id="lemma3_variance_1_over_B", source=f"{SRC}, Lemma 3", paper="σ_t² ∝ 1/B", measured=f"σ²(2B)/σ²(B) = {ratio:.3f} (B = {b})",
-                     criterion="in [0.4, 0.6]", passed=0.4 <= ratio <= 0.6))
-    rows.append(dict(id="lemma5_cov_below_prior", source=f"{SRC}, Lemma 5", paper="Σ_t ⪯ S₀ (prior covariance) throughout",
-                     measured=f"max_t λ_max(Σ_t − S₀) = {runs['cov_excess']:.2e}", criterion="≤ 1e-10", passed=runs["cov_excess"] <= 1e-10))
+    rows.append(dict(id="lemma3_variance_1_over_B", source=f"{SRC}, Lemma 3 (Appendix C, Lemmas 7–8)", paper=RECON_1_OVER_B,
+                     measured=f"σ²(2B)/σ²(B) = {ratio:.3f} (B = {b})", criterion="in [0.4, 0.6]", passed=0.4 <= ratio <= 0.6))
     ok = bool((table.kl_avg <= table.bound).all())
-    rows.append(dict(id="thm1_bound", source=f"{SRC}, Theorem 1 (eq. 13–14)", paper="E KL(q_ω̄T ‖ posterior) ≤ 4σ²/(T+1)",
+    rows.append(dict(id="thm1_bound", source=f"{SRC}, Theorem 1 (eq. 13–14)", paper=RECON_THM1,
                      measured="; ".join(f"T={r.T}: {r.kl_avg:.3g} ≤ {r.bound:.3g}" for r in table.itertuples()), criterion="holds at every T",
                      passed=ok, note=f"σ² = max_t σ̂_t² = {sig2:.3g} (Monte Carlo along repetition 0)"))
     fit = loglog_fit(table["T"], table.kl_avg)
@@ -207,14 +234,13 @@ def claims(lemma1_res: dict, lemma2_res: tuple, one_step_kl: float, init_gap: fl
                      measured=f"mean KL at T={T}: NGD {kl_n[-1]:.3g}, SGD {kl_s[-1]:.3g}", criterion="NGD's mean KL < SGD's at every t ≥ 1",
                      passed=better, note=sgd_setting))
     tc = catch_up_time(runs)
-    rows.append(dict(id="fig1_sgd_needs_thousands", source=f"{SRC}, Section 6.1", paper="SGD needs thousands of iterations to catch up NGD's first few",
-                     measured=f"first t with SGD mean KL ≤ NGD mean KL at t = 10: {tc:g}", criterion="≥ 1000",
-                     passed=tc >= 1000, assessable=big or np.isfinite(tc), note=sgd_setting))
+    rows.append(thousands_row("fig1_sgd_needs_thousands", tc, T, f"first t with SGD mean KL ≤ NGD mean KL at t = 10: {tc:g} (T = {T})",
+                              sgd_setting))
     if uci_runs is not None:
         tu = catch_up_time(uci_runs)
         Tu = int(uci_runs["t"][-1])
-        rows.append(dict(id="fig1_sgd_needs_thousands_uci_scaling", source=f"{SRC}, Section 6.1", paper="SGD needs thousands of iterations to catch up NGD's first few",
-                         measured=f"UCI-scaled (unstandardised) design, κ = {uci_kappa:.3g}: first t = {tu:g} (T = {Tu})", criterion="≥ 1000",
-                         passed=tu >= 1000, assessable=Tu >= 1000 or np.isfinite(tu),
-                         note="sensitivity to the preprocessing the paper does not state; same SGD rule (c = 2/μ, t0 = 2κ)"))
-    return rows
+        rows.append(thousands_row("fig1_sgd_needs_thousands_uci_scaling", tu, Tu,
+                                  f"UCI-scaled (unstandardised) design, κ = {uci_kappa:.3g}: first t = {tu:g} (T = {Tu})",
+                                  "ours, beyond the paper: sensitivity to the preprocessing the paper does not state; same SGD rule "
+                                  "(c = 2/μ, t0 = 2κ); the same criterion as fig1_sgd_needs_thousands", kind="beyond"))
+    return [{"kind": "paper", **r} for r in rows]

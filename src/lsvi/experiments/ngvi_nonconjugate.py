@@ -171,6 +171,28 @@ def tuned_runs(Xf, prior_var, num_samples, num_steps, grids, seed: int, nodes, i
     return pd.DataFrame(rows), best
 
 
+def held_out_runs(Xf, prior_var, num_samples, num_steps, best: dict, seeds, nodes, init_sd: float = 1.0):
+    """Figure 2 on held-out seeds: each method at its tuned step size (``best``, chosen on another seed by `tuned_runs`),
+    rerun with each seed of ``seeds``. Returns {method: (len(seeds), len(record)) −ELBO/n}, and the record (iterations)."""
+    n, d = Xf.shape
+    m0, S0 = jnp.zeros(d), init_sd**2 * jnp.eye(d)
+    record = log_record(num_steps)
+    value_ms = jax.jit(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes) / n)
+    out = {}
+    for method, h in best.items():
+        if h is None:
+            out[method] = np.full((len(seeds), len(record)), np.nan)
+            continue
+        kernel = (build_ngd_kernel(Xf, prior_var, num_samples) if method == "ngd" else
+                  build_sgd_kernel(Xf, prior_var, num_samples, "price" if method == "sgd_price" else "reparam"))
+        state0 = ngd_init(m0, S0) if method == "ngd" else sgd_init(m0, S0)
+        step = jax.jit(kernel)
+        value = lambda s: value_ms(*moments(s, d))  # noqa: E731
+        out[method] = np.stack([run_trace(step, value, state0, jax.random.PRNGKey(int(k)), h, record) for k in seeds]) \
+            if len(seeds) else np.empty((0, len(record)))
+    return out, record
+
+
 def exact_ngd(Xf, prior_var, m0, Sigma0, rho: float, num_steps: int, nodes):
     """Deterministic NGD (eq. 8) with the exact (quadrature) gradient: (m, Σ) after ``num_steps`` steps."""
     d = Xf.shape[1]

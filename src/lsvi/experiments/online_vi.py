@@ -2,9 +2,12 @@
 cumulative loss (1/t) Σ_{s≤t} ℓ_s(θ_s) vs t for OGA, SVA, SVB and NGVI (`lsvi.core.online`).
 
 The slides give neither the data sizes, the prior, nor the learning rates. Choices (stated in
-notebook 52): prior N(0, s² I); each method is run over a small grid of its learning rate(s) —
-one `jax.vmap` over the grid, one compilation per method and data set — and shown at the value
-with the smallest final average cumulative loss (each method at its best on the grid).
+notebook 52): prior N(0, s² I); each method is run over a grid of its learning rate(s) with the
+same number of configurations for every method (`hyper_grid`: NGVI's 3 × |rates| (α, β) pairs,
+the others' single rate on a 3× denser grid over the same range) — one `jax.vmap` over the grid,
+one compilation per method and data set. `compare` picks each method's configuration with the
+smallest final average cumulative loss on one order of the data; `held_out_finals` reruns each
+method at its pick on other orders (held-out permutations), on which the methods are compared.
 
 References
 ----------
@@ -43,11 +46,20 @@ def shuffled(X, y, seed: int, T: int | None = None):
 
 
 def hyper_grid(method: str, rates, T: int):
-    """The (α, β, λ) values tried for a method: OGA λ ∈ rates; SVA, SVB α ∈ rates; NGVI
-    β ∈ rates × α ∈ {1, √T, T} (α weighs the prior pulled in at every step)."""
+    """The (α, β, λ) values tried for a method, 3 × len(rates) for every method (equal tuning budgets): NGVI
+    β ∈ rates × α ∈ {1, √T, T} (α weighs the prior pulled in at every step); OGA λ, SVA and SVB α on
+    `dense_rates` (3 × len(rates) log-spaced values over [min(rates), max(rates)])."""
     if method == "ngvi":
         return [(a, b, 0.0) for a, b in itertools.product((1.0, float(np.sqrt(T)), float(T)), rates)]
-    return [(0.0, 0.0, r) if method == "oga" else (r, 0.0, 0.0) for r in rates]
+    return [(0.0, 0.0, r) if method == "oga" else (r, 0.0, 0.0) for r in dense_rates(rates)]
+
+
+def dense_rates(rates) -> list[float]:
+    """3 × len(rates) log-spaced values over [min(rates), max(rates)] (the single-rate methods' grid)."""
+    rates = [float(r) for r in rates]
+    if len(rates) == 1:
+        return [rates[0] / 3, rates[0], rates[0] * 3]
+    return [float(v) for v in np.geomspace(min(rates), max(rates), 3 * len(rates))]
 
 
 def average_cumulative_losses(method, loss_name, X, y, hypers, prior_sd):
@@ -73,3 +85,20 @@ def compare(loss_name, X, y, rates, prior_sd: float = 1.0, methods=METHODS):
         table.append({"method": method, "alpha": hypers[best][0], "beta": hypers[best][1],
                       "lr": hypers[best][2], "final_average_loss": float(final[best])})
     return pd.DataFrame(curves), pd.DataFrame(table)
+
+
+def held_out_finals(loss_name, X, y, table: pd.DataFrame, seeds, T: int | None = None, prior_sd: float = 1.0):
+    """Each method at the configuration chosen by `compare` (rows of ``table``: method, alpha, beta, lr) rerun on the
+    permutations ``seeds`` of (X, y) (`shuffled`, first T rows). Returns a DataFrame (seed, method, final_average_loss)."""
+    if not len(seeds):
+        return pd.DataFrame(columns=["seed", "method", "final_average_loss"])
+    perms = [shuffled(X, y, int(seed), T) for seed in seeds]
+    Xs, ys = jnp.stack([p[0] for p in perms]), jnp.stack([p[1] for p in perms])
+    rows = []
+    for r in table.itertuples():
+        one = lambda X_, y_, a, b, lr, m=r.method: online.run_online(m, loss_name, X_, y_, alpha=a, beta=b, lr=lr,  # noqa: E731
+                                                                     prior_sd=prior_sd)[0].mean()
+        finals = np.asarray(jax.jit(jax.vmap(one, in_axes=(0, 0, None, None, None)))(Xs, ys, r.alpha, r.beta, r.lr))
+        rows += [{"seed": int(seed), "method": r.method, "final_average_loss": float(f) if np.isfinite(f) else np.inf}
+                 for seed, f in zip(seeds, finals)]
+    return pd.DataFrame(rows)
