@@ -212,3 +212,10 @@ def test_no_identity_rows_left(module):
     src = inspect.getsource(module)
     for gone in ('"ct-regime-', '"bound-rate-', '"eq14-residual-variance"', '"alg4-eq14-bound"', '"eq5-tempering-'):
         assert gone not in src
+
+
+def test_sonar_fim_size_passes_at_the_papers_dimension_and_fails_at_the_datas():
+    assert datasets_claims.sonar_fim_size(62 + 62 * 63 // 2)["passed"]  # d = 62 (Table 2): 2015
+    row = datasets_claims.sonar_fim_size(61 + 61 * 62 // 2)  # the UCI data's d = 61: 1952
+    assert not row["passed"] and row["measured"] == "1952 x 1952" and row["kind"] == "paper"
+

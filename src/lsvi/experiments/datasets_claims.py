@@ -1,5 +1,6 @@
-"""The claims of notebook 00 (datasets): the dimensions of the data in hand against the paper's
-Table 2 (logistic-regression datasets) and Appendix C.3 (Concrete, d = 92, 1030 observations).
+"""The claims on the data's dimensions: notebook 00's (the data in hand against the paper's Table 2,
+logistic-regression datasets, and Appendix C.3, Concrete, d = 92, 1030 observations) and notebook 21's
+``sonar-fim-size`` (Section 5.1's Fisher-information size, which follows from Sonar's d).
 
 Each row compares a number the paper prints with the size of the data we load, so every row is of
 kind ``paper``. Criterion: exact equality, except Census's n, which Table 2 prints as "49 000" (read
@@ -43,3 +44,13 @@ def claims(dims: dict) -> list[dict]:
              dict(id="c3-concrete-n", source="App. C.3", paper=CONCRETE["n"], measured=n, criterion="equal",
                   passed=n == CONCRETE["n"], kind="paper")]
     return rows
+
+
+def sonar_fim_size(fim_dim: int) -> dict:
+    """Notebook 21's row ``sonar-fim-size``: Section 5.1's "2015 × 2015" Fisher information of the full-covariance
+    family on Sonar against our family's m − 1 = d + d(d + 1)/2 for the data's d. Kind ``paper``; it FAILs when the
+    data's dimension is not the paper's (Table 2 prints d = 62, the UCI data give 61 with the intercept)."""
+    return dict(id="sonar-fim-size", source="Sec. 5.1", paper="FIM of the full-covariance family is 2015 x 2015 for Sonar",
+                measured=f"{fim_dim} x {fim_dim}", criterion="equal", passed=fim_dim == 2015, kind="paper",
+                note=NOTES[("sonar", "d")] + " 2015 = d + d(d+1)/2 with d = 62.")
+
