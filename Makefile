@@ -17,7 +17,7 @@ BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(C
 SNAKEMAKE = $(BIN)snakemake $(if $(PROFILE),--profile profiles/$(PROFILE),--cores $(CORES)) \
   --rerun-incomplete --keep-going --printshellcmds $(SMK_ARGS)
 
-.PHONY: help setup browser openblas check-env check-config check-report all report lab whatif smoke cpu paper data unlock test clean distclean
+.PHONY: help setup browser openblas check-install check-env check-config check-report all report lab whatif smoke cpu paper data unlock test clean distclean
 
 help:
 	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
@@ -30,6 +30,7 @@ help:
 	@echo "                      one notebook with other parameters -> results/whatif/<NAME>/ (report, site), figures/whatif/<NAME>/"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
+	@echo "make check-install    pip install . (the library alone) in a fresh environment and run the README's examples there"
 	@echo "make test             unit tests + notebooks (pytest, nbval-lax, TEST_WORKERS=CORES processes); outputs go to a temporary directory"
 	@echo "make clean [SCALE=..] remove results/<scale>/*/ and caches (keeps the committed report, figures/, data, .venv)"
 	@echo "make distclean        also remove all results/, data/processed/, .snakemake/ and .venv"
@@ -69,6 +70,16 @@ openblas:
 
 # Every command that needs the environment creates it first when it is missing (make setup), so a fresh clone
 # needs two commands: make all, make test.
+# The library alone: `pip install .` (its dependencies only, pinned to the lock file's versions) in a fresh environment
+# outside the repository, then the README's examples run there (.ci/readme_examples.py).
+INSTALL_CHECK_VENV ?= /tmp/lsvi-install-check
+check-install:
+	rm -rf $(INSTALL_CHECK_VENV)
+	$(PYTHON) -m venv $(INSTALL_CHECK_VENV)
+	$(INSTALL_CHECK_VENV)/bin/python -m pip install -q --upgrade pip
+	$(INSTALL_CHECK_VENV)/bin/python -m pip install -q -c requirements/lock.txt .
+	cd $(INSTALL_CHECK_VENV) && $(INSTALL_CHECK_VENV)/bin/python $(CURDIR)/.ci/readme_examples.py
+
 check-env:
 	@test -x $(BIN)snakemake || { echo "No project environment ($(BIN)snakemake missing): running 'make setup' first." >&2; \
 	  $(MAKE) --no-print-directory setup; }
