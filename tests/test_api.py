@@ -12,10 +12,10 @@ import lsvi
 README = Path(__file__).resolve().parents[1] / "README.md"
 
 
-def readme_example() -> str:
+def readme_example(name: str = "fit") -> str:
     text = README.read_text()
-    m = re.search(r"<!-- fit example: tests/test_api.py runs it -->\s*```python\n(.*?)```", text, re.S)
-    assert m, "README lost its fit example"
+    m = re.search(rf"<!-- {name} example: tests/test_api.py runs it -->\s*```python\n(.*?)```", text, re.S)
+    assert m, f"README lost its {name} example"
     return m.group(1)
 
 
@@ -130,3 +130,22 @@ def test_rejected_steps_warn_with_their_count_and_all_rejected_raises():
     # 400 draws a step: every batch holds a NaN
     with pytest.raises(RuntimeError, match="every one of the 8 steps was rejected"):
         lsvi.fit(_nan_far_out, lsvi.families.gaussian_fullcov(1), 400, 8, 0.5, seed=0)
+
+
+def test_the_readme_rabvi_example_stops_near_its_gaussian_target():
+    scope = {}
+    exec(readme_example("rabvi"), scope)  # noqa: S102  (our own README)
+    res, mean, cov = scope["res"], scope["mean"], scope["cov"]
+    assert res.terminated and res.success
+    np.testing.assert_allclose(mean, 1.0, atol=0.1)
+    np.testing.assert_allclose(np.sqrt(np.diag(cov)), scope["scales"], rtol=0.1)
+
+
+def test_the_readme_online_example_runs_every_method():
+    scope = {}
+    exec(readme_example("online"), scope)  # noqa: S102  (our own README)
+    losses = scope["losses"]
+    assert losses.shape == (2000,) and bool(jnp.all(jnp.isfinite(losses)))
+    # the last method run (OGA) learns: its forecasts' loss falls below the 0-forecast's log 2
+    assert float(losses[1000:].mean()) < 0.9 * float(np.log(2.0))
+
