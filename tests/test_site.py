@@ -73,15 +73,24 @@ def test_paper_of_prefix_table():
     assert paper_of("99_misc")[0] == "Other"
 
 
+def paper_rows(rows):
+    """The rows the headline counts: kind ``paper`` (the papers' statements)."""
+    return [c for c in rows if c.kind == "paper"]
+
+
 def test_summary_counts_and_rows_equal_claims_csv(site):
     doc = soup(site["dir"] / "index.html")
-    expected = Counter(c.status for c in site["rows"])
+    paper = paper_rows(site["rows"])
+    expected = Counter(c.status for c in paper)
     shown = {k: int(doc.select_one(f"#count-{k}").text) for k in ("total", "pass", "fail", "na")}
-    assert shown == {"total": len(site["rows"]), "pass": expected[PASS], "fail": expected[FAIL],
+    assert shown == {"total": len(paper), "pass": expected[PASS], "fail": expected[FAIL],
                      "na": expected[NOT_ASSESSABLE]}
+    assert int(doc.select_one("#count-rows").text) == len(site["rows"])  # every kind is listed, counted apart
     trs = doc.select("tr.claim")
     assert len(trs) == len(site["rows"])
-    assert Counter(tr["data-status"] for tr in trs) == expected
+    assert Counter(tr["data-status"] for tr in trs) == Counter(c.status for c in site["rows"])
+    # each row shows its kind
+    assert Counter(tr.select("td")[1].text for tr in trs) == Counter(c.kind for c in site["rows"])
 
 
 def test_every_local_reference_resolves_and_nothing_is_loaded_from_the_network(site):
@@ -234,10 +243,11 @@ def test_site_in_headless_chromium(site, tmp_path):
     dom = BeautifulSoup(out.stdout, "html.parser").select_one("#result")
     assert dom is not None and dom.text != "pending", f"the harness did not finish: {out.stderr[-2000:]}"
     r = json.loads(html.unescape(dom.text))
-    expected = Counter(c.status for c in site["rows"])
+    paper = paper_rows(site["rows"])
+    expected = Counter(c.status for c in paper)
     assert r["images"] > 0 and r["broken"] == []
     assert r["nblinks"] > 0 and r["unresolved"] == []
-    assert r["counts"] == {"total": len(site["rows"]), "pass": expected[PASS], "fail": expected[FAIL],
+    assert r["counts"] == {"total": len(paper), "pass": expected[PASS], "fail": expected[FAIL],
                            "na": expected[NOT_ASSESSABLE]}
     assert r["rows"] == len(site["rows"])
     shot = tmp_path / "index.png"  # the artefact: a screenshot of the index (never committed)
@@ -245,3 +255,14 @@ def test_site_in_headless_chromium(site, tmp_path):
                             (site["dir"] / "index.html").as_uri()], capture_output=True, timeout=120)
     assert shot.is_file() and shot.stat().st_size > 10_000
     print(f"screenshot of the site's index: {shot}")
+
+
+def test_notebooks_without_a_current_fingerprint_are_marked_stale(site):
+    """The fixture's results hold no fingerprints.json: no notebook's rows can be shown current, and the site says so
+    in the summary and beside each notebook (a notebook whose recorded inputs equal the working tree's is not marked:
+    tests/test_report.py::test_check_flags_incomplete_runs)."""
+    doc = soup(site["dir"] / "index.html")
+    banner = doc.select_one("#stale").text
+    assert f"{len(site['cfg'].notebooks)} STALE notebook(s)" in banner and "no fingerprint recorded" in banner
+    assert len(doc.select("span.stale")) == len(site["cfg"].notebooks)
+    assert site["counts"]["stale"] == len(site["cfg"].notebooks)
