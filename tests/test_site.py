@@ -159,7 +159,7 @@ def test_per_source_summary_adds_up_and_follows_the_paper_table(site):
     papers = list(dict.fromkeys(r[0] for r in rows))
     order = [p[0] for p in PAPERS] + ["Other"]
     assert papers == sorted(papers, key=order.index)
-    assert {(r[0], r[2]) for r in rows} == {(paper_of(c.notebook)[0], c.source) for c in site["rows"]}
+    assert {(r[0], r[2]) for r in rows} == {(paper_of(c.notebook)[0], c.source.strip()) for c in site["rows"]}
 
 
 def test_mathjax_only_when_asked(tmp_path):
