@@ -173,6 +173,13 @@ def test_landscape_rows_pass_fail_and_na():
     bad = _st(claims51.landscape_rows("logistic", 0.3, 0.3, "s = 1", [*np.full(11, 1.5), 0.9], 1.0))
     assert set(bad.values()) == {"FAIL"}
     assert _st(claims51.landscape_rows("logistic", -4.6, -4.0, "s = 1", np.full(12, 1.5), 1.0))["landscape_logistic_nonconvex"] == "FAIL"
+    # float64 cannot resolve lambda_min to better than ~eps * lambda_max: a -2e11 next to 1e29 is rounding (PASS), a
+    # -2e11 next to 1e20 is not (FAIL)
+    lo = np.array([*np.full(11, 1.5), -2.4e11])
+    assert _st(claims51.landscape_rows("poisson", -1.0, -1.0, "c = 3", lo, 1.0, np.array([*np.full(11, 5.0), 1.1e29])))[
+        "landscape_poisson_sqrt_convex"] == "PASS"
+    assert _st(claims51.landscape_rows("poisson", -1.0, -1.0, "c = 3", lo, 1.0, np.array([*np.full(11, 5.0), 1e20])))[
+        "landscape_poisson_sqrt_convex"] == "FAIL"
     few = _st(claims51.landscape_rows("poisson", -1.0, -1.0, "c = 3", np.full(3, 1.5), 1.0))
     assert few["landscape_poisson_sqrt_convex"] == "NOT ASSESSABLE"
 

@@ -248,20 +248,23 @@ def random_gaussians(key, d: int, num: int, mean_sd: float = 1.0):
     return mean_sd * jax.random.normal(k1, (num, d)), W @ jnp.swapaxes(W, 1, 2) / d + 0.05 * jnp.eye(d)
 
 
-def logistic_sqrt_min_eigs(Xf, prior_var, nodes, means, covs):
+def logistic_sqrt_min_eigs(Xf, prior_var, nodes, means, covs, with_max: bool = False):
     """`sqrt_min_eigs` of the logistic negative ELBO (exact quadrature) at (means[k], covs[k])."""
-    return sqrt_min_eigs(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes), Xf.shape[1], means, covs)
+    return sqrt_min_eigs(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes), Xf.shape[1], means, covs, with_max)
 
 
-def poisson_sqrt_min_eigs(X, y, c: float, prior_var, means, covs):
+def poisson_sqrt_min_eigs(X, y, c: float, prior_var, means, covs, with_max: bool = False):
     """`sqrt_min_eigs` of the Poisson negative ELBO on the data scaled by c (closed form) at (means[k], covs[k])."""
-    return sqrt_min_eigs(lambda m, S: poisson_neg_elbo(c * X, y, m, S, prior_var), X.shape[1], means, covs)
+    return sqrt_min_eigs(lambda m, S: poisson_neg_elbo(c * X, y, m, S, prior_var), X.shape[1], means, covs, with_max)
 
 
-def sqrt_min_eigs(objective, d: int, means, covs):
-    """λ_min of the autodiff Hessian of ``objective(m, Σ)`` in (m, tril L), Σ = LLᵀ, at each (means[k], covs[k]) -> (k,)."""
+def sqrt_min_eigs(objective, d: int, means, covs, with_max: bool = False):
+    """λ_min of the autodiff Hessian of ``objective(m, Σ)`` in (m, tril L), Σ = LLᵀ, at each (means[k], covs[k]) -> (k,);
+    with ``with_max`` also λ_max (k,), the scale of the eigen-solver's rounding error (≈ ε λ_max, Weyl)."""
     hess = jax.jit(jax.hessian(lambda x: objective(*unpack_sqrt(x, d))))
-    return np.asarray([float(jnp.linalg.eigvalsh(hess(pack_sqrt(m, S)))[0]) for m, S in zip(means, covs)])
+    ev = [jnp.linalg.eigvalsh(hess(pack_sqrt(m, S))) for m, S in zip(means, covs)]
+    lo = np.asarray([float(e[0]) for e in ev])
+    return (lo, np.asarray([float(e[-1]) for e in ev])) if with_max else lo
 
 
 def relative_spread(means, covs, ref_mean, ref_cov):
