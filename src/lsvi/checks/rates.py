@@ -374,6 +374,12 @@ def estimator_stats(key, family, f: Callable, eta, phi, num_samples: int, num_re
 
     Lemma D.9: Algorithm 1's OLS has bias O(1/N); Algorithm 2/3's estimate is linear in the
     unbiased γ̂, hence unbiased. Repetitions are processed in batches of ``batch``.
+
+    Within a batch the repetitions run one after the other (``lax.map``), not ``vmap``: under
+    ``vmap`` the OLS's ``lax.cond`` (Cholesky, QR fallback) becomes a select that computes the
+    batched QR of every repetition, and that batched LAPACK call intermittently deadlocks XLA's
+    CPU runtime (jax 0.10.2, 2 cores: 3 of 4 runs at N = 3000, 1000 repetitions hung with every
+    thread idle); the sequential map takes the QR branch only where Cholesky fails.
     """
     d = family.dim
     batch = int(max(1, min(batch, num_reps, 2 * 10**7 // (num_samples * d))))  # ≤ ~160 MB of draws
@@ -381,7 +387,7 @@ def estimator_stats(key, family, f: Callable, eta, phi, num_samples: int, num_re
     @jax.jit
     def one_batch(k):
         Z = jax.random.normal(k, (batch, num_samples, d))
-        e1, e3 = jax.vmap(lambda z: paired_estimates(family, f, eta, z))(Z)
+        e1, e3 = jax.lax.map(lambda z: paired_estimates(family, f, eta, z), Z)
         return e1, e3
 
     nb = -(-num_reps // batch)
