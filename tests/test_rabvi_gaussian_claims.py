@@ -44,3 +44,37 @@ def test_ngd_instability_claim():
         runs = [stable[0], bad, stable[2], stable[3]]  # "diagonal" is the second name
         c = [c for c in rc.c10_claims(_studies([[1] * 4] * 4, runs)) if c["id"] == "figC10_ngd_unstable_diagonal"][0]
         assert c["passed"]
+
+
+def _c10(studies, cid):
+    return [c for c in rc.c10_claims(studies) if c["id"] == cid][0]
+
+
+def test_avgrmsprop_like_avgadam_claim():
+    # avgAdam ends at 0.05 on every target (`_studies`); avgRMSProp within a factor 2 on all four: PASS
+    studies = _studies([[1] * 4] * 4)
+    for s in studies.values():
+        s["rabvi"]["avg_rmsprop"] = _run(0.06)
+    c = _c10(studies, "figC10_avgrmsprop_like_avgadam")
+    assert c["passed"] and c["assessable"]
+    studies["banded"]["rabvi"]["avg_rmsprop"] = _run(0.11)  # 2.2 x avgAdam's on one target: FAIL
+    c = _c10(studies, "figC10_avgrmsprop_like_avgadam")
+    assert not c["passed"] and c["assessable"]
+    three = {k: v for k, v in studies.items() if k != "identity"}  # fewer than 4 targets: not assessable
+    assert not _c10(three, "figC10_avgrmsprop_like_avgadam")["assessable"]
+
+
+def test_rmsprop_no_improvement_claim():
+    def with_rmsprop(curves):
+        studies = _studies([[1] * 4] * 4)
+        for s, t in zip(studies.values(), curves):
+            s["rabvi"]["rmsprop"] = {**_run(t[-1]), "true": np.array(t)}
+        return studies
+
+    flat, improving = [0.2, 0.1, 0.09], [0.2, 0.1, 0.03]
+    c = _c10(with_rmsprop([flat, flat, flat, improving]), "figC10_rmsprop_no_improvement")
+    assert c["passed"] and c["assessable"]  # last ≥ 0.7 × second rate's on 3 of 4 targets
+    c = _c10(with_rmsprop([flat, flat, improving, improving]), "figC10_rmsprop_no_improvement")
+    assert not c["passed"] and c["assessable"]  # 2 of 4 is no strict majority
+    c = _c10(with_rmsprop([[0.2, 0.1]] * 4), "figC10_rmsprop_no_improvement")
+    assert not c["passed"]  # fewer than 3 rates never counts as flat
