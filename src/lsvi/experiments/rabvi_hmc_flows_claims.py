@@ -13,7 +13,8 @@ Which runs count (fixed before the runs, the same for a PASS and a FAIL):
   ≥ `MIN_SEEDS` = 5 independent seeds (each seed: every method's keys, HMC's chain, the q draws) by a two-sided 95 %
   t interval of the per-seed paired difference (log ratio of errors; difference of MMD²): PASS when the interval lies
   on the statement's side of the threshold, FAIL when it lies on the other side, NOT ASSESSABLE when it straddles it
-  or fewer than 5 valid seeds exist (the cpu scale runs one seed: these rows are NOT ASSESSABLE there).
+  or fewer than 5 valid seeds exist (the smoke scale runs one seed: these rows are NOT ASSESSABLE there; cpu and paper
+  run five).
 * **C.18's rows are thresholds on one method each** (not comparisons): decided on the mean over the valid seeds
   (one seed suffices); a value already past the threshold settles a FAIL even when the other method is missing.
 * **Size**: ``big_enough`` (RABVI's k_max ≥ 10,000 and HMC ≥ 1,000 warmup + 2,000 draws) for every row; the overall
