@@ -174,7 +174,7 @@ for _stem, _nb in CFG.notebooks.items():
             failed=f"{RESULTS}/{_stem}/failed.ipynb",
         shell:
             """
-            rm -f {params.failed:q} {params.tmp:q}
+            rm -f {params.failed:q} {params.tmp:q} {params.dir:q}/carried_over.txt
             {params.py} -m lsvi.pipeline.fingerprint write {params.dir:q} --name fingerprint.tmp.json >/dev/null
             if {params.py} -m papermill {input.notebook:q} {params.tmp:q} --cwd {params.root:q} \\
                    --kernel python3 --progress-bar {params.args}; then
