@@ -205,8 +205,13 @@ def test_check_flags_incomplete_runs(tmp_path, capsys):
     main([str(res), "--config", cfg])
     assert main([str(res), "--check", "--config", cfg]) == 0
     assert check_report(res, conf) == []
-    # an input edited after the run: that notebook, and only it, is STALE
-    (nb / "11_beta.ipynb").write_text('{"cells": [], "metadata": {"edited": 1}, "nbformat": 4, "nbformat_minor": 5}')
+    # narrative edited after the run (a markdown cell, metadata): no result depends on it, nothing is STALE
+    (nb / "11_beta.ipynb").write_text('{"cells": [{"cell_type": "markdown", "metadata": {}, "source": ["a corrected '
+                                      'sentence"]}], "metadata": {"edited": 1}, "nbformat": 4, "nbformat_minor": 5}')
+    assert check_report(res, conf) == []
+    # code edited after the run: that notebook, and only it, is STALE
+    (nb / "11_beta.ipynb").write_text('{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": '
+                                      '["x = 1"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
     assert check_report(res, conf) == [
         "notebook 11_beta: STALE (inputs changed since its run: notebooks/11_beta.ipynb)"]
     # a scale parameter changed: every notebook whose parameters changed is STALE

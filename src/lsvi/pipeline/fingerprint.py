@@ -1,13 +1,15 @@
 """Fingerprints of a notebook's inputs: is a committed report row still the result of the code?
 
-A notebook's result depends on its **inputs**: the notebook file, every library file it executes
+A notebook's result depends on its **inputs**: the notebook's code cells, every library file it executes
 (`lsvi.pipeline.config.notebook_dependencies`: the modules it imports, transitively, and their
 packages' ``__init__.py``), its papermill parameters at the scale (``config/scales.yaml``), the lock
 file of the environment, the data-set builder when it reads processed data, and the committed
 data files under ``data/`` (posteriordb's, the variable-selection data; ``data/processed/`` is
 built from the pinned packages and the builder, both already inputs).
 
-`inputs` maps each input to the sha256 of its bytes (parameters: of their canonical JSON);
+`inputs` maps each input to the sha256 of its bytes (parameters: of their canonical JSON; the notebook: of its code
+cells' sources in order, `notebook_code`, since its markdown is narrative that no result depends on, so a corrected
+sentence does not make a report stale);
 `digest` hashes that map. The pipeline records a notebook's inputs *before* running it
 (``results/<scale>/<stem>/fingerprint.json``, kept only when the run succeeds); the aggregate
 copies them into ``results/<scale>/fingerprints.json``, which is committed with the report.
@@ -40,6 +42,18 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def notebook_code(path: str | os.PathLike) -> bytes:
+    """What of a notebook can change its results: the sources of its code cells, in order, as JSON bytes (outputs,
+    metadata and markdown cells left out). A file that is not a notebook's JSON gives its raw bytes."""
+    raw = Path(path).read_bytes()
+    try:
+        cells = json.loads(raw)["cells"]
+        return json.dumps([c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+                           for c in cells if c.get("cell_type") == "code"]).encode()
+    except (ValueError, KeyError, TypeError):
+        return raw
+
+
 def _committed_data(root: Path) -> list[Path]:
     """The files under ``data/`` except the generated ``data/processed/``, sorted."""
     base, skip = root / "data", Path(DATA_DIR).relative_to("data").parts[0]
@@ -63,7 +77,10 @@ def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = 
     out = {}
     for f in sorted(files):
         rel = os.path.relpath(f, root)
-        out[rel] = _sha256(f.read_bytes()) if f.is_file() else "missing"
+        if not f.is_file():
+            out[rel] = "missing"
+        else:
+            out[rel] = _sha256(notebook_code(f) if f == nb else f.read_bytes())
     out["params"] = _sha256(json.dumps(cfg.params(stem, scale), sort_keys=True, default=str).encode())
     return out
 
