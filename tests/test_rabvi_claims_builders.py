@@ -252,3 +252,32 @@ def test_viabel_claims_pass_fail_na_and_kind():
     assert not any(r["assessable"] for r in rows)
     empty = {k: {m: np.array([]) for m in ("sqrt_skl", "iterations", "wall")} for k in _cmp(1)}
     assert all(not r["assessable"] and r["kind"] == "reference" for r in rc.viabel_claims(empty, "banded", 10))
+
+
+def test_fig7_claims_decide_on_the_share_of_runs_over_seeds():
+    """With seeds (`replicates`) a "majority of the cases" is the share of (target, seed) runs RABVI wins, decided on
+    its 95 % Clopper–Pearson interval: above 1/2 PASS, below FAIL, straddling not settled."""
+    lose = [_base(0.08, {lab: 0.5 for lab in LABS})] * 7  # RABVI worse than every baseline on every target
+    win = [_base(0.08, {lab: 1.5 for lab in LABS})] * 7
+    s_lose, s_win = _studies(finals=(0.08,) * 7, baselines=lose), _studies(finals=(0.08,) * 7, baselines=win)
+    rows = rc.fig7_claims(s_win, num_steps=100_000, replicates=[s_win] * 4)  # 35/35 wins
+    r = _row(rows, "fig7_rabvi_beats_fixed_rate_final")
+    assert r["passed"] and r["assessable"] and "35/35 runs" in r["measured"]
+    rows = rc.fig7_claims(s_lose, num_steps=100_000, replicates=[s_lose] * 4)  # 0/35 at the end
+    r = _row(rows, "fig7_rabvi_beats_fixed_rate_final")
+    assert not r["passed"] and r["assessable"] and "0/35 runs" in r["measured"]
+    # 4 of 7 targets on each of 5 seeds: 20/35 = 0.57, interval [0.39, 0.74] straddles 1/2: not settled
+    mixed = _studies(finals=(0.08,) * 7, baselines=win[:4] + lose[:3])
+    r = _row(rc.fig7_claims(mixed, num_steps=100_000, replicates=[mixed] * 4), "fig7_rabvi_beats_fixed_rate_final")
+    assert r["passed"] is False and not r["assessable"] and "20/35" in r["measured"]
+    # with one seed, 7/7 wins: interval [0.59, 1] above 1/2; 4/7 is no longer a settled majority
+    assert _row(rc.fig7_claims(s_win, num_steps=100_000), "fig7_rabvi_beats_sgd_ed_final")["assessable"]
+    assert not _row(rc.fig7_claims(mixed, num_steps=100_000), "fig7_rabvi_beats_sgd_ed_final")["assessable"]
+
+
+def test_share_interval_is_clopper_pearson():
+    lo, hi = rc.share_interval(0, 7)
+    assert lo == 0.0 and abs(hi - (1 - 0.025 ** (1 / 7))) < 1e-9  # exact upper bound for k = 0
+    lo, hi = rc.share_interval(35, 35)
+    assert hi == 1.0 and abs(lo - 0.025 ** (1 / 35)) < 1e-9
+    assert rc.share_interval(0, 0) == (0.0, 1.0)

@@ -78,3 +78,31 @@ def test_rmsprop_no_improvement_claim():
     assert not c["passed"] and c["assessable"]  # 2 of 4 is no strict majority
     c = _c10(with_rmsprop([[0.2, 0.1]] * 4), "figC10_rmsprop_no_improvement")
     assert not c["passed"]  # fewer than 3 rates never counts as flat
+
+
+def test_c10_claims_over_seeds():
+    """With seeds, NGD must be unstable on a strict majority of the diagonal target's seeds, avgRMSProp's ratio is the
+    median over seeds per target, and RMSProp's flatness counts every run."""
+    stable = [_run(0.03) for _ in range(4)]
+    unstable = [stable[0], _run(0.5), stable[2], stable[3]]
+    seed0 = _studies([[1] * 4] * 4, unstable)
+    reps = [_studies([[1] * 4] * 4, stable) for _ in range(4)]  # stable on seeds 1-4
+    c = [c for c in rc.c10_claims(seed0, reps) if c["id"] == "figC10_ngd_unstable_diagonal"][0]
+    assert not c["passed"] and c["assessable"] and "1/5 seeds" in c["measured"]
+    reps = [_studies([[1] * 4] * 4, unstable) for _ in range(2)] + [_studies([[1] * 4] * 4, stable) for _ in range(2)]
+    c = [c for c in rc.c10_claims(seed0, reps) if c["id"] == "figC10_ngd_unstable_diagonal"][0]
+    assert c["passed"] and "3/5 seeds" in c["measured"]
+    # avgRMSProp: one seed far off on one target does not move that target's median out of [1/2, 2]
+    def with_rms(v):
+        st = _studies([[1] * 4] * 4)
+        for s in st.values():
+            s["rabvi"]["avg_rmsprop"] = _run(v)
+        return st
+    seed0, reps = with_rms(0.06), [with_rms(0.06), with_rms(0.5), with_rms(0.06), with_rms(0.06)]
+    assert _c10_reps(seed0, reps, "figC10_avgrmsprop_like_avgadam")["passed"]
+    reps = [with_rms(0.5)] * 4  # 10 x avgAdam on most seeds: medians out of the band
+    assert not _c10_reps(seed0, reps, "figC10_avgrmsprop_like_avgadam")["passed"]
+
+
+def _c10_reps(studies, reps, cid):
+    return [c for c in rc.c10_claims(studies, reps) if c["id"] == cid][0]
