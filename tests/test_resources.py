@@ -102,3 +102,13 @@ def test_measured_usage_reads_the_report_table():
 def test_bad_entries_are_rejected(entry):
     with pytest.raises(ResourcesError):
         parse_resources({"margin": 1.5, "notebooks": {"10_x": {"smoke": entry}}})
+
+
+def test_readme_table_is_the_declarations():
+    """The README's resources table is generated from config/resources.yaml (`readme_table`): no hand edit can
+    make the two disagree."""
+    from lsvi.pipeline.paths import repo_root
+    from lsvi.pipeline.resources import load_resources, readme_table
+
+    readme = (repo_root() / "README.md").read_text()
+    assert readme_table(load_resources(repo_root() / "config" / "resources.yaml")) in readme

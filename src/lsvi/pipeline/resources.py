@@ -135,6 +135,23 @@ def check_complete(res: Resources, cfg: Config, scales=None) -> None:
         raise ResourcesError(missing_message(missing, res.margin))
 
 
+def _describe(r: Mapping[str, int]) -> str:
+    """"1 core, 1.5 GiB, 12 min[, 1 GPU]": one declaration as the README's table writes it."""
+    gib = f"{r['mem_mb'] / 1024:.1f}".rstrip("0").rstrip(".")
+    out = f"{r['threads']} core{'s' if r['threads'] > 1 else ''}, {gib} GiB, {r['runtime']} min"
+    return out + (f", {r['gpu']} GPU" if r.get("gpu") else "")
+
+
+def readme_table(res: Resources, scales=("smoke", "cpu", "paper")) -> str:
+    """The README's resources table (one row per notebook; the paper column marked as an estimate), generated from
+    ``res`` so the two cannot drift (tests/test_resources.py compares them)."""
+    head = "| notebook | " + " | ".join(f"{s} (estimate)" if s == "paper" else s for s in scales) + " |"
+    rows = [head, "|" + "---|" * (len(scales) + 1)]
+    for stem, per in res.notebooks.items():
+        rows.append(f"| `{stem}` | " + " | ".join(_describe(per[s]) for s in scales) + " |")
+    return "\n".join(rows)
+
+
 _ROW = re.compile(r"^\| `(?P<stem>[^`]+)` \|.*\| (?P<wall>[\d.]+) min \| (?P<rss>[\d.]+) GiB \|")
 
 
