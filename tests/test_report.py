@@ -272,3 +272,25 @@ def test_readme_headline_counts_are_the_committed_reports():
                       readme, re.S)
         assert m, f"README has no {scale} headline"
         assert tuple(map(int, m.groups())) == n, scale
+
+
+def test_readme_companion_table_counts_are_the_committed_report():
+    """The cpu column of the README's companion-papers table is each notebook's `paper` rows in the committed cpu report
+    (and its rows of other kinds), so a rerun cannot leave it behind."""
+    from collections import Counter
+
+    readme = (repo_root() / "README.md").read_text()
+    table = readme[readme.index("| notebook | paper | what is checked | cpu (`paper` rows) |"):]
+    table = table[:table.index("\n\n")]
+    rows = read_claims(repo_root() / "results" / "cpu" / "claims.csv")
+    seen = 0
+    for line in table.splitlines()[2:]:
+        stem = line.split("|")[1].strip().strip("`")
+        mine = [r for r in rows if r.notebook == stem]
+        k = Counter(r.status for r in mine if r.kind == "paper")
+        other = sum(r.kind != "paper" for r in mine)
+        want = (f"{k[PASS]} PASS, {k[FAIL]} FAIL, {k[NOT_ASSESSABLE]} N.A."
+                + (f" (+ {other} rows of other kinds)" if other else ""))
+        assert line.split("|")[-2].strip() == want, stem
+        seen += 1
+    assert seen >= 9
