@@ -275,6 +275,43 @@ def test_fig7_claims_decide_on_the_share_of_runs_over_seeds():
     assert not _row(rc.fig7_claims(mixed, num_steps=100_000), "fig7_rabvi_beats_sgd_ed_final")["assessable"]
 
 
+def test_fig7_majority_of_cases_also_needs_a_majority_of_targets():
+    """"A majority of the cases" needs both readings: the pooled share of runs (interval above 1/2) and a strict
+    majority of targets won on a strict majority of their seeds. A share above 1/2 carried by three targets won on
+    every seed is not a majority of the paper's seven cases."""
+    def rs(targets, seeds):
+        return [(f"t{t}", f"t{t}#{k}", None) for k in range(seeds) for t in range(targets)]
+
+    r7 = rs(7, 5)
+    # 3 targets won on 5/5 seeds, 4 targets won on 2/5 seeds: 23/35 runs, interval [0.48, 0.81]: not settled
+    flags = [(t < 3) or (k < 2) for k in range(5) for t in range(7)]
+    passed, settled, txt = rc._majority_of_cases(r7, flags)
+    assert not passed and not settled and "3/7 targets" in txt
+    # 2 targets lost on every seed, 5 won on every seed: 25/35, interval [0.54, 0.85] and 5/7 targets: PASS
+    flags = [t >= 2 for k in range(5) for t in range(7)]
+    assert rc._majority_of_cases(r7, flags)[:2] == (True, True)
+    # 10 seeds: 3 targets won on 10/10, 4 targets won on 4/10: 46/70 = 0.66, interval [0.53, 0.77] above 1/2 but
+    # only 3/7 targets: the two readings disagree, not settled
+    r70 = rs(7, 10)
+    flags = [(t < 3) or (k < 4) for k in range(10) for t in range(7)]
+    passed, settled, txt = rc._majority_of_cases(r70, flags)
+    assert rc.share_interval(sum(flags), 70)[0] > 0.5 and not passed and not settled
+    # all lost: FAIL settled
+    assert rc._majority_of_cases(r7, [False] * 35)[:2] == (False, True)
+
+
+def test_pooled_share_interval_keeps_its_level_for_fixed_heterogeneous_targets():
+    """The runs are 5 seeds of 7 fixed targets whose win probabilities differ; when their mean is exactly 1/2 the
+    pooled Clopper–Pearson rule must call a majority (interval above 1/2) at most 2.5 % of the time (Hoeffding 1956:
+    the stratified sum is more concentrated than the binomial with the same mean)."""
+    rng = np.random.default_rng(0)
+    for p in ([0.9, 0.9, 0.9, 0.1, 0.1, 0.1, 0.5], [1.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.5], [0.5] * 7):
+        wins = rng.binomial(5, np.array(p), size=(20_000, 7)).sum(axis=1)
+        lo = {k: rc.share_interval(k, 35)[0] for k in range(36)}
+        false_pass = np.mean([lo[k] > 0.5 for k in wins])
+        assert false_pass <= 0.025 + 0.004, (p, false_pass)
+
+
 def test_share_interval_is_clopper_pearson():
     lo, hi = rc.share_interval(0, 7)
     assert lo == 0.0 and abs(hi - (1 - 0.025 ** (1 / 7))) < 1e-9  # exact upper bound for k = 0

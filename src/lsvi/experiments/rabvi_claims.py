@@ -343,7 +343,7 @@ def gaussian_accuracy_claims(studies: dict, xi: float, predictions=None, min_run
     return _kinds(out)
 
 
-def runs(studies: dict, replicates=()) -> list[tuple[str, str, dict]]:
+def _runs(studies: dict, replicates=()) -> list[tuple[str, str, dict]]:
     """Every run as (target, label, study): the seed-0 `studies` ({target: study}), then each dict of `replicates`
     (the same targets at seeds 1, 2, ...; labels "target#k")."""
     out = [(n, n, s) for n, s in studies.items()]
@@ -364,9 +364,39 @@ def share_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
 
 def _majority(k: int, n: int) -> tuple[bool, bool, str]:
     """(passed, settled, text) of "a majority of the n runs", decided on the share's 95 % interval: PASS above 1/2,
-    FAIL below, not settled when it straddles 1/2."""
+    FAIL below, not settled when it straddles 1/2.
+
+    The runs are seeds of a fixed set of targets (the paper's cases), independent given the target but with a win
+    probability p_t that differs between targets. The pooled share then estimates the mean p̄ of the p_t, and the
+    Clopper–Pearson interval stays valid, conservative, for it: a sum of independent Bernoulli(p_t) has tails no
+    heavier than the Binomial(n, p̄) beyond its mean ± 1 (Hoeffding 1956, Thm 4), so the exact binomial test keeps its
+    level (checked by simulation in tests/test_rabvi_claims_builders.py). It says nothing about targets outside the
+    set; that is not what the paper states."""
     lo, hi = share_interval(k, n)
     return lo > 0.5, lo > 0.5 or hi < 0.5, f"{k}/{n} runs, share {k / n if n else float('nan'):.2f} [{lo:.2f}, {hi:.2f}]"
+
+
+def _targets_won(rs, flags) -> tuple[int, int]:
+    """(targets won, targets): a target is won when a strict majority of its runs (seeds) satisfy `flags`."""
+    tot, hit = {}, {}
+    for (t, _, _), f in zip(rs, flags):
+        tot[t] = tot.get(t, 0) + 1
+        hit[t] = hit.get(t, 0) + int(f)
+    return sum(2 * hit[t] > tot[t] for t in tot), len(tot)
+
+
+def _majority_of_cases(rs, flags) -> tuple[bool, bool, str]:
+    """(passed, settled, text) of "in a majority of the cases" over the runs `rs` (target × seed) of the paper's
+    targets: the pooled share's interval (`_majority`) AND the targets themselves. PASS when the interval lies above
+    1/2 and a strict majority of targets are won on a strict majority of their seeds; FAIL when the interval lies
+    below 1/2 and no strict majority of targets is won; otherwise not settled (the two readings disagree, or the
+    interval straddles 1/2)."""
+    p, settled, share = _majority(int(sum(flags)), len(flags))
+    won, t = _targets_won(rs, flags)
+    target_major = 2 * won > t
+    passed = p and target_major
+    settled = (p and target_major) or (settled and not p and not target_major)
+    return passed, settled, f"{share}; {won}/{t} targets won on a strict majority of their seeds"
 
 
 def _per_target(rs, flags) -> str:
@@ -380,15 +410,18 @@ def _per_target(rs, flags) -> str:
 
 def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000, replicates=()) -> list[dict]:
     """Fig. 7's comparisons over every run (target × seed: `studies` at seed 0, `replicates` at further seeds; the
-    paper shows one run per target). "In a majority of the cases" is decided on the share of runs with its 95 %
-    Clopper–Pearson interval (`_majority`): PASS above 1/2, FAIL below, otherwise not settled.
+    paper shows one run per target). "In a majority of the cases" is decided on the runs and on the targets
+    (`_majority_of_cases`): PASS when the share of runs RABVI wins has its 95 % Clopper–Pearson interval above 1/2
+    and a strict majority of targets are won on a strict majority of their seeds; FAIL when the interval lies below
+    1/2 and no majority of targets is won; otherwise not settled. The cases are the paper's seven targets, fixed: the
+    interval is about them, not about other targets.
 
     "final" rows: at `num_steps` < the paper's K_max = 100,000 the baselines' errors can only go down with more
     steps (fixed rate: the same stationary point averaged over a longer window; decaying schedules: smaller rates),
     while RABVI's end point does not depend on `num_steps`. A run RABVI already loses can therefore not turn into a
     win, so a FAIL is settled (the share of runs it wins, or for the Adam schedules of runs whose ratios are all
     ≥ 1/2, lies below 1/2); a PASS needs the paper's length. Assessable with ≥ 4 targets."""
-    rs = runs(studies, replicates)
+    rs = _runs(studies, replicates)
     targets = len(studies)
     seeds = 1 + len(replicates)
     full = num_steps >= paper_k_max
@@ -410,7 +443,7 @@ def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000, repli
                 wins.append(_final(s) <= best)
                 if "#" not in label:
                     txt.append(f"{label} {_final(s):.3f} vs {best:.3f}")
-            passed, settled, share = _majority(sum(wins), n)
+            passed, settled, share = _majority_of_cases(rs, wins)
             if when == "final":
                 assessable = (settled and (full or not passed)) and targets >= 4
                 note = ("below the paper's K_max a FAIL is settled (the baselines only improve with more steps, RABVI's "
@@ -423,8 +456,9 @@ def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000, repli
                             measured=(f"RABVI ≤ best of {'/'.join(have)} "
                                       f"{'after ' + str(num_steps) + ' iterations' if when == 'final' else 'at RABVI’s own termination iteration'}"
                                       f" on {share}; seed 0: " + "; ".join(txt)),
-                            criterion=("95 % interval of the share of runs RABVI wins above 1/2 (below: FAIL; "
-                                       "straddling: not settled)" + (" (at K_max = 100,000)" if when == "final" else "")),
+                            criterion=("95 % Clopper–Pearson interval of the share of runs RABVI wins above 1/2 and a strict "
+                                       "majority of targets won on a strict majority of their seeds (interval below 1/2 "
+                                       "and no such majority of targets: FAIL; otherwise not settled)" + (" (at K_max = 100,000)" if when == "final" else "")),
                             passed=bool(passed), assessable=bool(assessable),
                             note=note + base_note + _per_target(rs, wins)))
     have = [lab for lab in ("Adam-ED", "Adam-C") if all(lab in s["baselines"] for _, _, s in rs)]
@@ -432,8 +466,8 @@ def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000, repli
         r = np.array([[float(s["baselines"][lab][1][-1]) / _final(s) for lab in have] for _, _, s in rs])
         close = np.all((r >= 0.5) & (r <= 2), axis=1)
         possible = np.all(r >= 0.5, axis=1)
-        passed, settled, share = _majority(int(close.sum()), n)
-        p_passed, p_settled, _ = _majority(int(possible.sum()), n)
+        passed, settled, share = _majority_of_cases(rs, close)
+        p_passed, p_settled, _ = _majority_of_cases(rs, possible)
         if full:
             assessable = settled
         else:  # below K_max only a FAIL is settled: too few runs can still be within the band
@@ -444,7 +478,8 @@ def fig7_claims(studies: dict, num_steps: int, paper_k_max: int = 100_000, repli
                                   f"{num_steps} iterations, seed 0: " +
                                   "; ".join(f"{lab} " + "/".join(f"{v:.2f}" for v in row)
                                             for (_, lab, _), row in zip(rs, r) if "#" not in lab)),
-                        criterion=("95 % interval of the share of runs with every ratio in [1/2, 2] above 1/2 "
+                        criterion=("95 % Clopper–Pearson interval of the share of runs with every ratio in [1/2, 2] above "
+                                   "1/2 and a strict majority of targets with it on a strict majority of their seeds "
                                    "(at K_max = 100,000)"),
                         passed=bool(passed), assessable=bool(assessable and targets >= 4),
                         note="below the paper's K_max a ratio < 1/2 can only fall further (the schedules only improve with "
@@ -486,7 +521,7 @@ def c10_claims(studies: dict, replicates=()) -> list[dict]:
     majority of the diagonal target's seeds; avgRMSProp within a factor 2 of avgAdam on every target (median ratio
     over seeds); plain RMSProp flat (last rate ≥ 0.7 × the second) on a strict majority of runs. Each assessable with
     ≥ 4 targets."""
-    rs = runs(studies, replicates)
+    rs = _runs(studies, replicates)
     seeds = 1 + len(replicates)
     out = []
     if "diagonal" in studies and all("ngd" in s["rabvi"] for _, _, s in rs):
