@@ -266,3 +266,39 @@ def test_notebooks_without_a_current_fingerprint_are_marked_stale(site):
     assert f"{len(site['cfg'].notebooks)} STALE notebook(s)" in banner and "no fingerprint recorded" in banner
     assert len(doc.select("span.stale")) == len(site["cfg"].notebooks)
     assert site["counts"]["stale"] == len(site["cfg"].notebooks)
+
+
+def test_every_figure_shows_its_caption_and_the_statuses_of_the_rows_it_supports(site):
+    """Under each figure: its caption from config/captions/ rendered at this scale, then "Supports:" with each
+    named row's id and its status in this report."""
+    from lsvi.pipeline.captions import load_captions, render, scale_params, supported
+
+    caps = load_captions(ROOT)
+    doc = soup(site["dir"] / "index.html")
+    status = {(c.notebook, c.id): c.status for c in site["rows"]}
+    for stem, spec in site["cfg"].notebooks.items():
+        section = doc.select_one(f"#nb-{stem}")
+        for name, fc in zip(spec.figures, section.select(".figs figcaption")):
+            text = " ".join(fc.get_text(" ").split())
+            assert text.startswith(f"{name}.")
+            if name not in caps:
+                assert "no caption" in text
+                continue
+            assert render(caps[name], scale_params(site["cfg"], stem, "smoke"))[:60] in text
+            ids = supported(caps[name], [c.id for c in site["rows"] if c.notebook == stem])
+            shown = [(code.text, code.find_next_sibling("span").text) for code in fc.select("code")]
+            assert shown == [(i, status[stem, i]) for i in ids]
+
+
+def test_captions_are_shown_under_the_cells_that_save_their_figures():
+    from lsvi.pipeline.site import with_captions
+
+    nb = v4.new_notebook(cells=[
+        v4.new_code_cell('fig = plot(x)\nrun.save_figure(fig,\n                "fig01_a")'),
+        v4.new_markdown_cell("text naming fig01_a"),
+        v4.new_code_cell('run.save_table(df, "table01_b", index=False)'),
+        v4.new_code_cell('print("fig01_a")'),
+    ])
+    out = with_captions(nb, {"fig01_a": "Caption A.", "table01_b": "Caption B."})
+    md = [(i, c.source) for i, c in enumerate(out.cells) if c.cell_type == "markdown" and c.source.startswith("**")]
+    assert md == [(1, "**Figure `fig01_a`.** Caption A."), (4, "**Table `table01_b`.** Caption B.")]

@@ -40,6 +40,7 @@ from pathlib import Path
 import jinja2
 
 from lsvi.pipeline import fingerprint as fp
+from lsvi.pipeline.captions import load_captions, render as render_caption, scale_params, supported
 from lsvi.pipeline.claims import FAIL, KINDS, NOT_ASSESSABLE, PAPER, PASS, STATUSES, Claim, counts, read_claims
 from lsvi.pipeline.config import DEFAULT_CONFIG, FIGURES_DIR, Config, ConfigError, load_config
 from lsvi.pipeline.report import (OTHER_PAPER, PAPERS, SOURCE_KINDS, _natural_key, hardware_info, paper_of,  # noqa: F401
@@ -105,17 +106,40 @@ def scale_statuses(results_root: Path, scales) -> dict[str, dict[tuple[str, str]
     return out
 
 
-def render_notebook(src: Path, dest: Path, mathjax_url: str = "") -> None:
+def with_captions(nb, captions: dict[str, str]):
+    """The notebook with a markdown cell "**Figure <name>.** <caption>" after each code cell that saves figure
+    <name> (``run.save_figure(..., "<name>")``) or table <name> (``run.save_table(..., "<name>")``), for the names
+    of ``captions`` (rendered at the notebook's scale); the executed notebook on disk is not changed."""
+    from nbformat import v4
+
+    cells = []
+    for cell in nb.cells:
+        cells.append(cell)
+        if cell.cell_type != "code":
+            continue
+        src = cell.source if isinstance(cell.source, str) else "".join(cell.source)
+        for name, text in captions.items():
+            saves = {k for k in ("figure", "table") if f"save_{k}(" in src}
+            if saves and re.search(rf"[\"']{re.escape(name)}[\"']", src):
+                kind = "Figure" if "figure" in saves else "Table"
+                cells.append(v4.new_markdown_cell(f"**{kind} `{name}`.** {text}"))
+    nb.cells = cells
+    return nb
+
+
+def render_notebook(src: Path, dest: Path, mathjax_url: str = "", captions: dict[str, str] | None = None) -> None:
     """``src`` (an executed .ipynb) as standalone HTML: nbconvert's lab template with images and
     CSS inlined and no script from a CDN (``templates/notebook.html.j2``); LaTeX is then shown
-    as source unless ``mathjax_url`` (a MathJax 2 script, local or online) is given."""
+    as source unless ``mathjax_url`` (a MathJax 2 script, local or online) is given. ``captions``
+    ({name: text}) are shown under the cells that save those figures and tables (`with_captions`)."""
     import nbconvert
     import nbformat
 
     exporter = nbconvert.HTMLExporter(template_name="lab", template_file="notebook.html.j2",
                                       extra_template_paths=[str(TEMPLATES)], embed_images=True,
                                       mathjax_url=mathjax_url)
-    body, _ = exporter.from_notebook_node(nbformat.read(src, as_version=4))
+    nb = nbformat.read(src, as_version=4)
+    body, _ = exporter.from_notebook_node(with_captions(nb, captions or {}))
     dest.write_text(body, encoding="utf-8")
 
 
@@ -124,7 +148,8 @@ class NotebookView:
     stem: str
     description: str
     link: str | None  # notebooks/<stem>.html, or None if the notebook has no executed copy
-    figures: list[dict]  # {"name", "src" (relative) or None}
+    figures: list[dict]  # {"name", "src" (relative) or None, "caption" or None, "rows": [(id, status, css class)]}
+    tables: list[dict]  # {"name", "caption" or None, "rows"}
     groups: list[tuple[str, list[dict]]]  # (source, rows)
     counts: dict[str, int]  # of its `paper` rows
     n_other: int  # rows of the other kinds
@@ -140,6 +165,16 @@ def _row(c: Claim, statuses: dict, other_scales: list[str]) -> dict:
         "status": c.status, "cls": STATUS_CLASS[c.status], "note": c.note, "notebook": c.notebook,
         "by_scale": by_scale, "differs": any(st is not None and st != c.status for _, st in by_scale),
     }
+
+
+def _caption(caption, params: dict, mine: list[Claim]) -> dict:
+    """A figure's caption rendered with its notebook's parameters at this scale, and the statuses of the rows it
+    supports (`lsvi.pipeline.captions`); None when it has none."""
+    if caption is None:
+        return {"caption": None, "rows": []}
+    status = {c.id: c.status for c in mine}
+    return {"caption": render_caption(caption, params),
+            "rows": [(i, status[i], STATUS_CLASS[status[i]]) for i in supported(caption, list(status))]}
 
 
 def build_site(
@@ -169,6 +204,7 @@ def build_site(
     results_root = Path(results_root) if results_root is not None else results_dir.parent
 
     rows = read_claims(results_dir / "claims.csv")
+    captions = load_captions(root)
     stale = fp.stale(results_dir, cfg, scale)
     statuses = scale_statuses(results_root, [s for s in cfg.scales if s != scale])
     statuses[scale] = {c.key: c.status for c in rows}
@@ -187,24 +223,31 @@ def build_site(
         spec = cfg.notebooks.get(stem)
         mine = [c for c in rows if c.notebook == stem]
         executed = results_dir / stem / "executed.ipynb"
+        params = scale_params(cfg, stem, scale) if spec else {}
         link = None
         if executed.is_file():
-            render_notebook(executed, tmp / "notebooks" / f"{stem}.html", mathjax_url)
+            names = [*spec.figures, *spec.tables] if spec else []
+            texts = {n: render_caption(captions[n], params) for n in names if n in captions}
+            render_notebook(executed, tmp / "notebooks" / f"{stem}.html", mathjax_url, texts)
             link = f"notebooks/{stem}.html"
-        figures = []
+        figures, tables = [], []
         for name in (spec.figures if spec else ()):
             png = figures_root / scale / f"{name}.png"
+            src = None
             if png.is_file():
                 shutil.copyfile(png, tmp / "figures" / png.name)
-                figures.append({"name": name, "src": f"figures/{png.name}"})
-            else:
-                figures.append({"name": name, "src": None})
+                src = f"figures/{png.name}"
+            figures.append({"name": name, "src": src, **_caption(captions.get(name), params, mine)})
+        for name in (spec.tables if spec else ()):
+            if spec and name in spec.figures:
+                continue  # drawn as a figure too: captioned there
+            tables.append({"name": name, **_caption(captions.get(name), params, mine)})
         groups: OrderedDict[str, list[dict]] = OrderedDict()
         for c in sorted(mine, key=lambda c: _natural_key(c.source)):
             groups.setdefault(c.source, []).append(_row(c, statuses, [s for s in scales_with_report if s != scale]))
             source_summary.setdefault((paper_of(stem)[0], source_kind(c.source), c.source), []).append(c)
         by_paper[paper_of(stem)].append(NotebookView(
-            stem, spec.description if spec else "", link, figures, list(groups.items()), counts(mine, PAPER),
+            stem, spec.description if spec else "", link, figures, tables, list(groups.items()), counts(mine, PAPER),
             sum(c.kind != PAPER for c in mine), stale.get(stem, [])))
 
     papers = []
