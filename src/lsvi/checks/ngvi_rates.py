@@ -27,8 +27,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from lsvi.checks import equivalences
-from lsvi.core.families import gaussian_fullcov, normalise
-from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, quad_coefficients
+from lsvi.core import ngvi
+from lsvi.core.families import gaussian_fullcov
+from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural
 from lsvi.core.losses import kl_gaussian, kl_gaussian_symmetric
 
 
@@ -85,18 +86,13 @@ def moments(eta):
 
 def likelihood_natural(p: Problem, idx):
     """η̄-part (m − 1,) of (n/B) Σ_b (y_b x_b/s², −x_b x_bᵀ/(2s²)) for indices idx (B,) (eq. 15)."""
-    Xb, yb = p.X[idx], p.y[idx]
-    scale = p.X.shape[0] / idx.shape[0] / p.s**2
-    return jnp.concatenate([scale * Xb.T @ yb, quad_coefficients(-0.5 * scale * Xb.T @ Xb)])
+    return ngvi.likelihood_natural(p.X, p.y, p.s, idx)
 
 
 @jax.jit
 def ngd_step(p: Problem, eta, idx, rho):
-    """One stochastic NGD step (15) on η (m,), normalised; idx (B,) the mini-batch."""
-    eta_prior = natural(p.m0, p.S0)
-    target = eta_prior[1:] + likelihood_natural(p, idx)
-    new = jnp.concatenate([eta[:1], (1.0 - rho) * eta[1:] + rho * target])
-    return normalise(gaussian_fullcov(p.X.shape[1]), new)
+    """One stochastic NGD step (15) on η (m,), normalised; idx (B,) the mini-batch (`lsvi.core.ngvi.step`)."""
+    return ngvi.step(eta, natural(p.m0, p.S0), likelihood_natural(p, idx), rho)
 
 
 def batch_indices(key, n: int, batch_size: int, num_steps: int):
@@ -106,7 +102,7 @@ def batch_indices(key, n: int, batch_size: int, num_steps: int):
 
 def theorem_rho(num_steps: int):
     """ρ_t = 2/(t + 2), t = 0..T−1 (Theorem 1; ρ₀ = 1)."""
-    return 2.0 / (jnp.arange(num_steps, dtype=jnp.float64) + 2.0)
+    return ngvi.theorem_step_sizes(num_steps)
 
 
 @jax.jit

@@ -22,8 +22,8 @@ Gradients (§3.2, eq. 11; Bonnet and Price theorems):
   ``price``: E replaced by S draws β_s = m + Lz_s (eq. 11). ``autodiff`` (Algorithm 1): autodiff of
   S⁻¹Σ_s f(m + chol(ω₂ − ω₁ω₁ᵀ) z_s) with respect to ω. ``exact``: the 1-D quadrature.
 
-NGD (eq. 8) with ∇_ω KL(q‖p) = θ − θ_p (§3.1):  θ_{t+1} = (1 − ρ_t) θ_t + ρ_t (θ_p + ĝ_t), ĝ_t ≈ ∇_ω E_q f,
-applied with the project's `lsvi.core.algorithms.ngd.ngd_update` in η̄ coordinates.
+NGD (eq. 8) with ∇_ω KL(q‖p) = θ − θ_p (§3.1):  θ_{t+1} = (1 − ρ_t) θ_t + ρ_t (θ_p + ĝ_t), ĝ_t ≈ ∇_ω E_q f:
+the library's `lsvi.core.ngvi` (Wu & Gardner's stochastic NGVI), with the closed-form Price averages below.
 SGD (Appendix F): (m, L) ← (m, L) − γ ∇ℓ̂, L kept lower triangular, diag(L) clamped below at ``min_diag``.
 
 References
@@ -39,45 +39,33 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lsvi.checks.ngvi_landscape import (exact_moment_gradients, neg_elbo, pack_sqrt, price_gradients,
-                                        to_expectation_gradient, unpack_sqrt)
-from lsvi.core.algorithms.ngd import ngd_update
-from lsvi.core.families.gaussian import (fullcov_from_natural, fullcov_to_natural, gaussian_fullcov,
-                                         quad_coefficients)
+from lsvi.checks.ngvi_landscape import exact_moment_gradients, neg_elbo, pack_sqrt, price_gradients, unpack_sqrt
+from lsvi.core import ngvi
+from lsvi.core.families.gaussian import fullcov_from_natural
 from lsvi.core.losses import kl_gaussian
 from lsvi.core.targets import log_sigmoid
 
 
 # ---------------------------------------------------------------- NGD and SGD kernels
-class NGDState(NamedTuple):
-    eta: jnp.ndarray  # (1 + d + d(d+1)/2,) normalised natural parameter (`gaussian_fullcov`)
-    t: int
-
-
 class SGDState(NamedTuple):
     m: jnp.ndarray  # (d,)
     L: jnp.ndarray  # (d, d) lower triangular
     t: int
 
 
-def ngd_init(m, Sigma) -> NGDState:
-    return NGDState(fullcov_to_natural(m, Sigma), 0)
+def ngd_init(m, Sigma) -> ngvi.NGVIState:
+    return ngvi.init(m, Sigma)
+
+
+def _prior(d: int, prior_var):
+    return jnp.zeros(d), jnp.diag(prior_var * jnp.ones(d))
 
 
 def build_ngd_kernel(Xf, prior_var, num_samples: int):
-    """kernel(key, state, ρ) -> state: θ ← (1−ρ)θ + ρ(θ_p + ĝ), ĝ the Price estimate (eq. 8, 11)."""
-    d = Xf.shape[1]
-    family = gaussian_fullcov(d)
-    eta_p = fullcov_to_natural(jnp.zeros(d), jnp.diag(prior_var * jnp.ones(d)))
-
-    def kernel(key, state, rho):
-        m, Sigma = fullcov_from_natural(state.eta, d)
-        Z = jax.random.normal(key, (num_samples, d), dtype=m.dtype)
-        g1, G2 = to_expectation_gradient(*price_gradients(Xf, m, jnp.linalg.cholesky(Sigma), Z), m)
-        direction = (state.eta - eta_p)[1:] - jnp.concatenate([g1, quad_coefficients(G2)])  # ∇_ω ℓ̂ in η̄ coordinates
-        return NGDState(ngd_update(family, state.eta, direction, rho), state.t + 1)
-
-    return kernel
+    """kernel(key, state, ρ) -> (state, info): θ ← (1−ρ)θ + ρ(θ_p + ĝ), ĝ the Price estimate (eq. 8, 11), by
+    `lsvi.core.ngvi` with the logistic model's closed-form Price averages (`ngvi_landscape.price_gradients`)."""
+    gradient = ngvi.price_gradient(None, num_samples, derivatives=lambda m, L, Z: price_gradients(Xf, m, L, Z))
+    return ngvi.build_kernel(*_prior(Xf.shape[1], prior_var), gradient)
 
 
 def sgd_init(m, Sigma) -> SGDState:
@@ -85,7 +73,7 @@ def sgd_init(m, Sigma) -> SGDState:
 
 
 def build_sgd_kernel(Xf, prior_var, num_samples: int, estimator: str = "reparam", min_diag: float = 1e-4):
-    """kernel(key, state, γ) -> state: projected SGD in (m, L) on ℓ̂ / n (Appendix F).
+    """kernel(key, state, γ) -> (state, None): projected SGD in (m, L) on ℓ̂ / n (Appendix F).
 
     estimator "reparam": autodiff of −S⁻¹Σ_s f(m + Lz_s) (reparameterisation trick); "price": ∇_m = −ĝ_m,
     ∇_L = −2Ĝ_Σ L (the "(p)" curves). The KL term is differentiated exactly in both. The objective is
@@ -107,27 +95,27 @@ def build_sgd_kernel(Xf, prior_var, num_samples: int, estimator: str = "reparam"
         m = m - gamma * (em + km) / n
         L = jnp.tril(L - gamma * (eL + kL) / n)
         L = L - jnp.diag(jnp.diag(L)) + jnp.diag(jnp.maximum(jnp.diag(L), min_diag))
-        return SGDState(m, L, state.t + 1)
+        return SGDState(m, L, state.t + 1), None
 
     return kernel
 
 
 def moments(state, d: int):
     """(m, Σ) of an NGD or SGD state."""
-    if isinstance(state, NGDState):
+    if isinstance(state, ngvi.NGVIState):
         return fullcov_from_natural(state.eta, d)
     return state.m, state.L @ state.L.T
 
 
 def run_trace(step, value, state, key, step_size, record):
-    """Run a compiled ``step(key, state, step_size) -> state`` up to ``record[-1]`` steps at a constant step size;
+    """Run a compiled ``step(key, state, step_size) -> (state, info)`` up to ``record[-1]`` steps at a constant step size;
     ``value(state)`` (the exact negative ELBO / n) at the iterations ``record`` (sorted ints, 0 = the initial point).
     Returns −ELBO/n (k,), NaN from the first non-finite value on (a divergent run)."""
     out, t = [], 0
     for r in record:
         while t < r:
             key, sub = jax.random.split(key)
-            state = step(sub, state, step_size)
+            state, _ = step(sub, state, step_size)
             t += 1
         v = float(value(state))
         out.append(v)
@@ -194,19 +182,13 @@ def held_out_runs(Xf, prior_var, num_samples, num_steps, best: dict, seeds, node
 
 
 def exact_ngd(Xf, prior_var, m0, Sigma0, rho: float, num_steps: int, nodes):
-    """Deterministic NGD (eq. 8) with the exact (quadrature) gradient: (m, Σ) after ``num_steps`` steps."""
+    """Deterministic NGD (eq. 8) with the exact (quadrature) gradient: (m, Σ) after ``num_steps`` steps
+    (`lsvi.core.ngvi` with a gradient that ignores its key)."""
     d = Xf.shape[1]
-    family = gaussian_fullcov(d)
-    eta_p = fullcov_to_natural(jnp.zeros(d), jnp.diag(prior_var * jnp.ones(d)))
-
-    def body(eta, _):
-        m, Sigma = fullcov_from_natural(eta, d)
-        g1, G2 = to_expectation_gradient(*exact_moment_gradients(Xf, m, Sigma, nodes), m)
-        direction = (eta - eta_p)[1:] - jnp.concatenate([g1, quad_coefficients(G2)])
-        return ngd_update(family, eta, direction, rho), None
-
-    eta, _ = jax.lax.scan(body, fullcov_to_natural(m0, Sigma0), None, length=num_steps)
-    return fullcov_from_natural(eta, d)
+    exact = lambda key, m, S: ngvi.expectation_gradient(*exact_moment_gradients(Xf, m, S, nodes), m)  # noqa: E731
+    kernel = ngvi.build_kernel(*_prior(d, prior_var), exact)
+    state, _ = ngvi.run(jax.random.PRNGKey(0), kernel, ngvi.init(m0, Sigma0), jnp.full((num_steps,), rho))
+    return ngvi.mean_cov(state)
 
 
 def simulated_logistic(seed: int, n: int, d: int, scale: float = 1.0):
