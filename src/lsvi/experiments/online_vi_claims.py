@@ -78,12 +78,17 @@ def closed_form_rows(closed_forms: dict) -> list[dict]:
     return out
 
 
+def ewa_constant(c: float, C: float, K: int) -> float:
+    """The EWA theorem's constant with α = c/√T, loss bounded by C and a uniform prior on K points: cC²/2 + log K / c."""
+    return c * C**2 / 2.0 + np.log(K) / c
+
+
 def ewa_sqrt_t_row(name: str, df: pd.DataFrame, c: float, C: float, K: int, horizons) -> dict:
     """"With α ∼ 1/√T the regret is O(√T)": for α = c/√T and a uniform prior on K grid points the theorem gives
     R(T) = Σℓ_t(θ_t) − min_k L_k ≤ (cC²/2 + log K / c)√T on every sequence. Criterion: max over horizons and repetitions of
     R(T)/√T ≤ that constant (a bound more horizons can only test further: assessable with ≥ 3 horizons spanning a decade)."""
     horizons = np.asarray(horizons, dtype=float)
-    const = c * C**2 / 2.0 + np.log(K) / c
+    const = ewa_constant(c, C, K)
     r = (df["regret"] / np.sqrt(df["T"])).to_numpy()
     worst = float(r.max())
     ok_span = bool(horizons.max() / horizons.min() >= 10 and len(horizons) >= 3)

@@ -80,23 +80,30 @@ def _runs(table, post, method, col) -> dict:
     seeds = _seeds(table)
     for sd in seeds:
         r = t[t["seed"] == sd] if "seed" in t else t
-        if not len(r):
+        status = run_status(r.iloc[0], col) if len(r) else "missing"
+        if status == "missing":
             miss += 1
-            continue
-        r = r.iloc[0]
-        v, me = float(r[col]), float(r["mean_err"])
-        start = float(r.get("start_mean_err", np.inf))
-        if not np.isfinite(start):
-            start = np.inf
-        if bool(r.get("before_first", False)) or (np.isnan(v) and np.isnan(me)):
-            miss += 1
-        elif not np.isfinite(me) or me > start:
+        elif status == "diverged":
             div += 1
-        elif not np.isfinite(v):
-            miss += 1
         else:
-            out[sd] = v
+            out[sd] = float(r.iloc[0][col])
     return out, div, miss
+
+
+def run_status(row, col: str) -> str:
+    """"valid", "diverged" (relative mean error not finite or above that of the start N(0, I)) or "missing" (no point
+    by C*, or no value in ``col``) for one row of the equal-cost table (`rabvi_hmc_flows.comparison_table`)."""
+    v, me = float(row[col]), float(row["mean_err"])
+    start = float(row.get("start_mean_err", np.inf))
+    if not np.isfinite(start):
+        start = np.inf
+    if bool(row.get("before_first", False)) or (np.isnan(v) and np.isnan(me)):
+        return "missing"
+    if not np.isfinite(me) or me > start:
+        return "diverged"
+    if not np.isfinite(v):
+        return "missing"
+    return "valid"
 
 
 def _interval(x) -> tuple[float, float, float]:

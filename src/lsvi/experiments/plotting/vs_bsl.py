@@ -125,7 +125,8 @@ def fig02_vs_exact_check(p_exact, p_smc, p_lsvi: dict, p_exact_iteration: dict, 
     return fig
 
 
-def fig03_bsl_toads(traces: dict, post_mean, post_sd, theta_fc, theta_mcmc, labels, title: str = ""):
+def fig03_bsl_toads(traces: dict, post_mean, post_sd, theta_fc, theta_mcmc, labels, title: str = "",
+                    reference: tuple[float, float] | None = None, max_rhat: float = 1.1, min_ess: float = 50.0):
     """Figure 3. Left: each coordinate of the variational approximations over the iterations,
     mean ± 1 sd, normalised by the MCMC posterior, (m_t − mean_MCMC)/sd_MCMC (grey band: the
     MCMC posterior's ±1 sd). Right: the full-covariance approximation (blue) against the MCMC
@@ -134,6 +135,9 @@ def fig03_bsl_toads(traces: dict, post_mean, post_sd, theta_fc, theta_mcmc, labe
     traces: {label: (mean (T+1, 3), sd (T+1, 3), linestyle, colour)}; post_mean, post_sd (3,):
     MCMC posterior mean and sd; theta_fc (n, 3): draws of the full-covariance approximation
     (in θ-space); theta_mcmc (m, 3): MCMC draws after burn-in; labels: 3 axis labels.
+    reference: (max split-R̂, min bulk ESS) of the MCMC run; when R̂ ≥ ``max_rhat`` or ESS < ``min_ess`` (the
+    notebook's criterion for a usable reference) the figure says, in red, that its MCMC sd units are not reliable.
+    The y-limits of the left panels include every iterate (t = 0 too), up to ±25 MCMC sd.
     """
     import matplotlib.pyplot as plt
     from matplotlib.ticker import MaxNLocator
@@ -153,7 +157,7 @@ def fig03_bsl_toads(traces: dict, post_mean, post_sd, theta_fc, theta_mcmc, labe
             zm, zs = (m[:, j] - post_mean[j]) / post_sd[j], s[:, j] / post_sd[j]
             ax.plot(its, zm, ls, color=c, label=label)
             ax.fill_between(its, zm - zs, zm + zs, color=c, alpha=0.15)
-            reach.append(np.abs(zm[1:]))
+            reach.append(np.abs(zm))
         ax.axhspan(-1, 1, color="0.85", zorder=0, label="MCMC ±1 sd")
         ax.axhline(0, color="0.5", lw=0.8)
         lim = max(4.0, min(25.0, float(np.nanmax(np.concatenate(reach))) + 2))
@@ -194,4 +198,8 @@ def fig03_bsl_toads(traces: dict, post_mean, post_sd, theta_fc, theta_mcmc, labe
                 ax.set_yticklabels([])
     if title:
         fig.suptitle(title, fontsize=10)
+    if reference is not None and not (reference[0] < max_rhat and reference[1] >= min_ess):
+        fig.text(0.5, 0.935, f"MCMC reference NOT converged: max split-R̂ {reference[0]:.2f} (needs < {max_rhat:g}), "
+                 f"min bulk ESS {reference[1]:.0f} (needs ≥ {min_ess:g}); the MCMC-sd units and the orange draws are "
+                 "indicative only", ha="center", fontsize=9, color="C3")
     return fig
