@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import FuncFormatter, NullFormatter
 
 COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3", "ngd": "C5"}
 LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rmsprop": "RMSProp", "adam": "Adam",
@@ -174,11 +174,14 @@ def _fig7_budget_dots(ax, studies: dict, replicates, labels: dict):
         if xs:
             ax.semilogy(xs, ys, mk, color=c, ms=4, mfc="none", label=gname)
     ax.axhline(1.0, color="C0", lw=1)
+    lo, hi = ax.get_ylim()
+    ax.set_ylim(lo, hi * 6)  # room above the markers for the legend
     ax.set_xlim(-0.5, len(names) - 0.5)
     ax.set_xticks(range(len(names)), [_title(nm, labels) for nm in names], rotation=35, ha="right", fontsize=7)
     ax.set(ylabel="best baseline / RABVI, √SKL", title=f"at RABVI's stop, {len(seeds)} seed(s): > 1 RABVI wins")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
     ax.yaxis.set_minor_formatter(NullFormatter())
-    ax.legend(fontsize=6, loc="best", framealpha=0.6)
+    ax.legend(fontsize=6, loc="upper center", ncol=2, framealpha=0.9)
 
 
 def rabvi_fig03_05_diagnostics(studies: dict, xi: float, viabel: dict | None = None, prediction: dict | None = None):
