@@ -22,9 +22,18 @@ def test_fig02_one_panel_per_lsvi_setting_with_min_max_arrows():
     assert any(s.startswith("a, mean of 3") for s in labels)
     # one double arrow per predictor with a non-zero spread over repetitions, none for "b"
     assert len(axes[0].texts) == d and len(axes[1].texts) == 0
-    # the panel title reports the gap to the SMC mean
-    gap = np.abs(p_lsvi["a"].mean(0) - smc_runs.mean(0))
-    assert f"mean |diff| = {gap.mean():.3f}" in axes[0].get_title()
+    # the panel title reports the gap to the SMC mean on the predictors where the SMC runs agree (spread <= 0.15),
+    # and says when those are too few for SMC to be a reference (the rows' rule)
+    ok = np.ptp(smc_runs, axis=0) <= 0.15
+    gap = np.abs(p_lsvi["a"].mean(0) - smc_runs.mean(0))[ok]
+    title = axes[0].get_title()
+    assert f"on the {ok.sum()} of {d} predictors" in title and f"mean |diff| = {gap.mean():.3f}" in title
+    assert ("no reference at this scale" in title) == (ok.mean() < 0.9)
+    assert any("no reference" in s for s in labels)  # hatched bars where the runs disagree
+    plt.close(fig)
+    close = np.vstack([smc_runs[0], smc_runs[0] + 0.01])  # runs agreeing everywhere: a usable reference
+    fig = vs_bsl.fig02_variable_selection(p_lsvi, close)
+    assert "no reference" not in fig.axes[0].get_title()
     plt.close(fig)
 
 

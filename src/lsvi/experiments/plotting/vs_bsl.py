@@ -10,13 +10,17 @@ from __future__ import annotations
 import numpy as np
 
 
-def fig02_variable_selection(p_lsvi: dict, p_smc_runs, title: str = ""):
+def fig02_variable_selection(p_lsvi: dict, p_smc_runs, title: str = "", spread_max: float = 0.15,
+                             resolved_share: float = 0.9):
     """Figure 2 (right): posterior inclusion probabilities π(γ_i = 1 | D), LSVI vs SMC.
 
     p_lsvi: {label: (R, d) final inclusion probabilities of R LSVI repetitions}, one panel
     per label: mean over repetitions (dots) and min–max over repetitions (arrows, as the
     paper). p_smc_runs (S, d): marginals of S SMC runs, drawn in every panel as grey bars
-    (mean over runs) with min–max lines over runs (when S > 1).
+    (mean over runs) with min–max lines over runs (when S > 1); bars of the predictors where
+    the runs differ by more than ``spread_max`` are hatched (SMC is no reference there). The
+    panel titles give the LSVI–SMC distance on the other predictors, as the rows do, and say
+    when those are fewer than ``resolved_share`` of all (no usable reference at this scale).
     """
     import matplotlib.pyplot as plt
 
@@ -28,7 +32,12 @@ def fig02_variable_selection(p_lsvi: dict, p_smc_runs, title: str = ""):
     for ax, (label, P) in zip(axes[:, 0], p_lsvi.items()):
         P = np.atleast_2d(np.asarray(P, float))
         mean, lo, hi = P.mean(0), P.min(0), P.max(0)
-        ax.bar(idx, p_smc, width=0.8, color="0.78", label=f"SMC, mean of {len(p_smc_runs)} run(s)")
+        spread = p_smc_runs.max(0) - p_smc_runs.min(0)
+        ok = spread <= spread_max
+        ax.bar(idx[ok], p_smc[ok], width=0.8, color="0.78", label=f"SMC, mean of {len(p_smc_runs)} run(s)")
+        if not ok.all():
+            ax.bar(idx[~ok], p_smc[~ok], width=0.8, color="0.9", hatch="///", edgecolor="0.6",
+                   label=f"SMC runs differ by > {spread_max:g}: no reference")
         if len(p_smc_runs) > 1:
             ax.vlines(idx, p_smc_runs.min(0), p_smc_runs.max(0), color="0.3", lw=1.6,
                       label="SMC, min–max over runs")
@@ -36,9 +45,13 @@ def fig02_variable_selection(p_lsvi: dict, p_smc_runs, title: str = ""):
         for i in np.flatnonzero(hi - lo > 1e-3):
             ax.annotate("", xy=(i, hi[i]), xytext=(i, lo[i]),
                         arrowprops=dict(arrowstyle="<->", color="C3", lw=0.8, shrinkA=0, shrinkB=0))
-        gap = np.abs(mean - p_smc)
-        ax.set_title(f"{label} vs SMC: mean |diff| = {gap.mean():.3f}, max = {gap.max():.3f} (predictor "
-                     f"{int(gap.argmax())}); {int(np.sum(gap > 0.2))} predictors with |diff| > 0.2", fontsize=9)
+        gap = np.where(ok, np.abs(mean - p_smc), np.nan)
+        usable = ok.mean() >= resolved_share
+        ax.set_title(f"{label} vs SMC on the {int(ok.sum())} of {d} predictors where the SMC runs agree: mean |diff| = "
+                     f"{np.nanmean(gap):.3f}, max = {np.nanmax(gap):.3f} (predictor {int(np.nanargmax(gap))}); "
+                     f"{int(np.nansum(gap > 0.2))} with |diff| > 0.2"
+                     + ("" if usable else f" — fewer than {resolved_share:.0%} of the predictors: SMC is no reference "
+                        "at this scale (rows NOT ASSESSABLE)"), fontsize=9, color="k" if usable else "C3")
         ax.set_ylabel(r"$\pi(\gamma_i = 1 \mid \mathcal{D})$")
         ax.set_ylim(-0.03, 1.03)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0))
