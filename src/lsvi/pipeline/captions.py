@@ -115,20 +115,23 @@ def declared(cfg: Config) -> dict[str, str]:
 
 
 def _claim_ids(results_root: Path, scale: str, stem: str) -> list[str] | None:
+    """The ids of `stem`'s rows in the scale's aggregated report (``results/<scale>/claims.csv``, committed), else in
+    the notebook's own ``claims.csv``; None when neither exists."""
     import csv
 
-    path = results_root / scale / stem / "claims.csv"
-    if not path.is_file():
-        return None
-    with path.open(newline="", encoding="utf-8") as f:
-        return [r["id"] for r in csv.DictReader(f)]
+    for path, mine in ((results_root / scale / "claims.csv", lambda r: r.get("notebook") == stem),
+                       (results_root / scale / stem / "claims.csv", lambda r: True)):
+        if path.is_file():
+            with path.open(newline="", encoding="utf-8") as f:
+                return [r["id"] for r in csv.DictReader(f) if mine(r)]
+    return None
 
 
 def check(cfg: Config, captions: dict[str, Caption] | None = None,
           results_root: str | os.PathLike | None = None) -> list[str]:
     """Problems with the captions: a declared figure or table without one, an entry that names nothing declared,
     a caption that does not render at some scale; with `results_root` (``results``), a ``rows`` pattern that
-    matches no row of its notebook at any scale with a report."""
+    matches no row of its notebook in any scale's report."""
     captions = load_captions(cfg.root) if captions is None else captions
     owners = declared(cfg)
     problems = [f"{name} ({stem}): no caption in {CAPTIONS_DIR}/" for name, stem in owners.items() if name not in captions]
