@@ -7,9 +7,7 @@ Everything is written under a temporary ``$LSVI_OUTPUT_ROOT``; the test checks t
 """
 from __future__ import annotations
 
-import hashlib
 import json
-import os
 import subprocess
 
 import pytest
@@ -35,17 +33,6 @@ def cfg():
 def out_root(tmp_path, monkeypatch):
     monkeypatch.setenv("LSVI_OUTPUT_ROOT", str(tmp_path))
     return tmp_path
-
-
-def snapshot(*dirs):
-    """{path: (mtime_ns, sha256)} of every file under ``dirs``."""
-    out = {}
-    for d in dirs:
-        for dirpath, _, files in os.walk(d):
-            for f in files:
-                p = os.path.join(dirpath, f)
-                out[p] = (os.stat(p).st_mtime_ns, hashlib.sha256(open(p, "rb").read()).hexdigest())
-    return out
 
 
 # --------------------------------------------------------------------------- parameters
@@ -167,7 +154,7 @@ def test_report_of_existing_rows_is_marked(cfg, out_root):
 # --------------------------------------------------------------------------- a real what-if
 
 
-def test_a_real_whatif_at_smoke(cfg, out_root, capsys):
+def test_a_real_whatif_at_smoke(cfg, out_root, capsys, snapshot):
     committed = snapshot(ROOT / "results" / "smoke", ROOT / "figures" / "smoke")
     assert committed
     name = "t43"

@@ -1,7 +1,7 @@
 """Logistic-regression experiments of Section 5.1 / Appendix C.2: problems, methods, scores.
 
 A `Problem` bundles what Appendix C.2 fixes for each data set (`PROBLEMS`: one `ProblemSpec`
-per row; a new data set is a row there and a builder in `lsvi.experiments.datasets`):
+per row of the paper's four data sets, built by `lsvi.experiments.datasets`):
 
 =========  ============  ==============================  ======================  =========
 data set   family        prior variances                 initial q               target
@@ -13,6 +13,11 @@ mnist      mean field    25 (no intercept)               N(0, e⁻² I)         
 =========  ============  ==============================  ======================  =========
 
 (The authors' MNIST script builds its initial η from variances e⁻²; we do the same.)
+
+Any other data set is *declared*: one YAML file (``config/datasets/<name>.yaml``, or a path) with its source,
+checksum, preprocessing and the same set-up (`lsvi.experiments.declared_datasets`); `problem` accepts its name or
+path wherever it accepts a paper data set, so the figure notebooks 20–23 run on it through their ``dataset``
+parameter without a copy.
 
 Methods are LSVI Algorithms 1–3 and NGD, each with a schedule of Table 3 (`METHODS`
 lists the pairs the paper ran, keyed by the labels of its figures). All run through
@@ -144,19 +149,52 @@ class Problem(NamedTuple):
         return self.family.name == "gaussian_meanfield"
 
 
+def dataset_spec(name: str) -> tuple[ProblemSpec, object]:
+    """``(ProblemSpec, loader)`` of a paper data set (`PROBLEMS`) or of a declared one
+    (`lsvi.experiments.declared_datasets`: a name in ``config/datasets/`` or a YAML path); ``loader(data_dir)``
+    returns its `lsvi.experiments.datasets.Dataset`. Raises ValueError naming both kinds for an unknown name."""
+    from lsvi.experiments import datasets, declared_datasets
+
+    if name in PROBLEMS:
+        return PROBLEMS[name], lambda data_dir: datasets.load(name, data_dir)
+    if name in datasets.BUILDERS:
+        raise ValueError(f"data set {name!r} has no Appendix C.2 set-up (`PROBLEMS`): declare one in "
+                         f"{declared_datasets.DECLARATIONS_DIR}/ (see `lsvi.experiments.declared_datasets`)")
+    if declared_datasets.locate(name) is None:
+        raise ValueError(f"unknown logistic-regression data set {name!r}: expected one of the paper's {DATASETS}, a "
+                         f"declaration in {declared_datasets.DECLARATIONS_DIR}/ "
+                         f"({', '.join(declared_datasets.available()) or 'none'}) or the path of a declaration file")
+    decl = declared_datasets.read(name)
+    spec = ProblemSpec(decl.family, intercept=decl.intercept, init_var=decl.init_var, batch_size=decl.batch_size)
+    return spec, lambda data_dir: declared_datasets.build(decl)
+
+
+def load_dataset(name: str, data_dir: str = DATA_DIR):
+    """The `lsvi.experiments.datasets.Dataset` ``name``: one of `lsvi.experiments.datasets` (cached under
+    ``data_dir``, e.g. MNIST's test digits "mnist_test") or a declared one (`lsvi.experiments.declared_datasets`)."""
+    from lsvi.experiments import datasets, declared_datasets
+
+    if name in datasets.BUILDERS:
+        return datasets.load(name, data_dir) if name in datasets.ALL else datasets.build(name)
+    return declared_datasets.build(declared_datasets.read(name))
+
+
 def problem(name: str, data_dir: str = DATA_DIR, batch_size: Optional[int] = None,
-            subsample_scale="paper", max_elements: float = targets.DEFAULT_MAX_ELEMENTS) -> Problem:
-    """The Appendix C.2 set-up of data set ``name`` (`PROBLEMS`, the module table).
+            subsample_scale="paper", max_elements: float = targets.DEFAULT_MAX_ELEMENTS,
+            family: Optional[str] = None) -> Problem:
+    """The Appendix C.2 set-up of data set ``name``: a paper data set (`PROBLEMS`, the module table) or a declared
+    one (`dataset_spec`).
 
     batch_size: P of eq. (21) for a subsampled data set (Census; default its `ProblemSpec`'s,
     10³); ``subsample_scale`` is passed to `lsvi.core.targets.subsampled_logistic_regression`
-    ("paper": eq. (21) as printed)."""
-    from lsvi.experiments import datasets
-
-    if name not in PROBLEMS:
-        raise ValueError(f"unknown logistic-regression data set {name!r}; expected one of {DATASETS}")
-    spec = PROBLEMS[name]
-    X = jnp.asarray(datasets.load(name, data_dir).X, jnp.float64)
+    ("paper": eq. (21) as printed). ``family`` ("fullcov" or "meanfield"): the family the caller's comparison
+    needs (a figure notebook's methods); a data set set up with the other one is refused with a clear message."""
+    spec, loader = dataset_spec(name)
+    if family is not None and spec.family != family:
+        raise ValueError(f"data set {name!r} is set up with the {spec.family} family, and this comparison runs "
+                         f"{family} methods: use a {family} data set (declare `family: {family}`)")
+    data = loader(data_dir)
+    name, X = data.name, jnp.asarray(data.X, jnp.float64)  # a declaration read from a path: its declared name
     d = X.shape[1]
     prior_var = targets.paper_prior_variance(d, intercept=spec.intercept)
     if spec.family == "fullcov":
@@ -170,7 +208,8 @@ def problem(name: str, data_dir: str = DATA_DIR, batch_size: Optional[int] = Non
     else:
         if batch_size is not None:
             subsampled = [k for k, v in PROBLEMS.items() if v.batch_size is not None]
-            raise ValueError(f"subsampling (batch_size) is only set up for {', '.join(subsampled)}, not {name}")
+            raise ValueError(f"subsampling (batch_size) is only set up for {', '.join(subsampled)} and declared data "
+                             f"sets with a batch_size, not {name}")
         log_target = targets.logistic_regression(X, prior_var, max_elements=max_elements)
     return Problem(name, X, prior_var, family, eta0, log_target, targets.logistic_logdensity(X, prior_var),
                    batch_size)

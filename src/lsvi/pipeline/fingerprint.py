@@ -5,7 +5,9 @@ A notebook's result depends on its **inputs**: the notebook's code cells, every 
 packages' ``__init__.py``), its papermill parameters at the scale (``config/scales.yaml``), the lock
 file of the environment, the data-set builder when it reads processed data, and the committed
 data files under ``data/`` (posteriordb's, the variable-selection data; ``data/processed/`` is
-built from the pinned packages and the builder, both already inputs).
+built from the pinned packages and the builder, both already inputs), and the data-set declarations that a
+parameter names (``dataset=breast_cancer`` -> ``config/datasets/breast_cancer.yaml``,
+`lsvi.pipeline.paths.declaration_file`).
 
 `inputs` maps each input to the sha256 of its bytes (parameters: of their canonical JSON; the notebook: of its code
 cells' sources in order, `notebook_code`, since its markdown is narrative that no result depends on, so a corrected
@@ -30,6 +32,7 @@ import sys
 from pathlib import Path
 
 from lsvi.pipeline.config import DEFAULT_CONFIG, Config, load_config, notebook_dependencies
+from lsvi.pipeline.declarations import declaration_file
 from lsvi.pipeline.paths import DATA_DIR
 
 FINGERPRINT = "fingerprint.json"  # per notebook: results/<scale>/<stem>/fingerprint.json
@@ -74,6 +77,8 @@ def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = 
     if cfg.notebooks[stem].data:
         files.add(root / DATA_BUILDER)
     files |= set(_committed_data(root))
+    params = cfg.params(stem, scale)
+    files |= {f for v in _strings(params) if (f := declaration_file(v, root)) is not None}
     out = {}
     for f in sorted(files):
         rel = os.path.relpath(f, root)
@@ -81,8 +86,20 @@ def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = 
             out[rel] = "missing"
         else:
             out[rel] = _sha256(notebook_code(f) if f == nb else f.read_bytes())
-    out["params"] = _sha256(json.dumps(cfg.params(stem, scale), sort_keys=True, default=str).encode())
+    out["params"] = _sha256(json.dumps(params, sort_keys=True, default=str).encode())
     return out
+
+
+def _strings(value):
+    """Every string in a parameter value (lists and mappings searched)."""
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _strings(v)
 
 
 def digest(inp: dict[str, str]) -> str:

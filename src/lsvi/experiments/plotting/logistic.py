@@ -84,11 +84,11 @@ _REF_LABEL = "0 = L°: Gaussian moment-matched to NUTS"
 
 
 def fig01_pima(curves: dict, ref: float, focus: list, styles: dict | None = None, ref_label: str = _REF_LABEL,
-               focus_t_max: int = 10):
+               focus_t_max: int = 10, dataset_label: str = "Pima"):
     """Figure 1: left, every method of ``curves`` against t (log axis, t ≥ 1); right, the
     labels in ``focus`` (GMMVI, LSVI, NGD) on their first ``focus_t_max`` iterations. Both
     panels plot KL − ``ref`` (nats) on a symlog axis (left: linear below 0.1 nats, right:
-    below 0.01 nats); one legend below both."""
+    below 0.01 nats); one legend below both. ``dataset_label`` names the data set in the title."""
     import matplotlib.pyplot as plt
 
     styles = dict(styles or {})
@@ -98,7 +98,7 @@ def fig01_pima(curves: dict, ref: float, focus: list, styles: dict | None = None
     axl.set_xscale("log")
     axl.set_xlabel("iteration t")
     axl.set_ylabel(_EXCESS_LABEL)
-    axl.set_title("Pima, full covariance: all methods (mean ± 1 sd over repetitions)", fontsize=10)
+    axl.set_title(f"{dataset_label}, full covariance: all methods (mean ± 1 sd over repetitions)", fontsize=10)
     sub = {k: v for k, v in curves.items() if k in focus}
     excess_panel(axr, sub, ref, linthresh=0.01, marker=".", t_max=focus_t_max, ref_label=ref_label,
                  styles={k: {"color": colours[k], **styles.get(k, {})} for k in sub})
