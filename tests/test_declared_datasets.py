@@ -104,6 +104,18 @@ def test_a_committed_file_source_is_checked_and_read(tmp_path):
                       table={"delimiter": ";", "skiprows": 1}, response={"column": 9, "positive": 1})
     with pytest.raises(dd.DeclarationError, match="outside the table's 5 columns"):
         dd.build(dd.read(str(out)))
+    # predictors: an index outside -5..4 is refused, never wrapped onto another column (99 % 5 == 4 would be the
+    # response; 6 % 5 == 1 a real column), nor a repeated or negative-aliased column, nor the response itself
+    for preds in ([0, 1, 6], [0, 1, 99], [0, -6], [0, 0], [0, -5], [0, 4]):
+        p = declaration(tmp_path, name="tiny_preds", source={"file": str(csv), "sha256": sha},
+                        table={"delimiter": ";", "skiprows": 1}, response={"column": 4, "positive": 1},
+                        predictors=preds)
+        with pytest.raises(dd.DeclarationError, match=r"must be distinct columns of the table \(-5..4\)"):
+            dd.build(dd.read(str(p)))
+    ok = declaration(tmp_path, name="tiny_neg", source={"file": str(csv), "sha256": sha},
+                     table={"delimiter": ";", "skiprows": 1}, response={"column": 4, "positive": 1},
+                     predictors=[0, -2])  # -2 is column 3 (the binary flag)
+    assert dd.build(dd.read(str(ok))).columns[1:] == ("column00", "column03")
 
 
 def test_problem_sets_a_declared_data_set_up_as_appendix_c2(tmp_path):

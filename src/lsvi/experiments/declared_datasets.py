@@ -14,7 +14,7 @@ design of Appendix C.2, and what Appendix C.2 fixes for each data set (family, p
       package: scikit-learn
       version: 1.9.1
       path: sklearn/datasets/data/breast_cancer.csv
-      sha256: 42d8f8a5...                  # checked on every read
+      sha256: fed3eb72...                  # checked on every read
     # ... or a file committed to the repository:  source: {file: data/my_table.csv, sha256: ...}
     table: {delimiter: ",", skiprows: 1}   # numpy.loadtxt options of a numeric table
     response: {column: -1, positive: 0}    # y = +1 where that column equals `positive`, -1 elsewhere
@@ -77,7 +77,7 @@ class Declaration(NamedTuple):
 def locate(name_or_path: str, root: str | Path | None = None) -> Optional[Path]:
     """The declaration file that ``name_or_path`` names: a path to a ``.yaml``/``.yml`` file (absolute, or relative
     to the repository root), or ``<root>/config/datasets/<name>.yaml``; None when there is none
-    (`lsvi.pipeline.paths.declaration_file`)."""
+    (`lsvi.pipeline.declarations.declaration_file`)."""
     return declaration_file(name_or_path, root)
 
 
@@ -177,10 +177,16 @@ def build(decl: Declaration, root: str | Path | None = None) -> datasets.Dataset
     if positive.all() or not positive.any():
         raise DeclarationError(f"data set {decl.name!r}: response column {col} equals {decl.response['positive']!r} "
                                f"in {int(positive.sum())} of {n} rows: both classes are needed")
-    cols = [j for j in range(c) if j != col] if decl.predictors == "all" else [j % c for j in decl.predictors]
-    if col in cols or max(cols) >= c:
-        raise DeclarationError(f"data set {decl.name!r}: predictors {decl.predictors} must be columns of the table "
-                               f"(0..{c - 1}) other than the response")
+    if decl.predictors == "all":
+        cols = [j for j in range(c) if j != col]
+    else:
+        # Range first: a negative index counts from the end (as the response's), but an index outside -c..c-1 is a
+        # mistake, never a column taken modulo c.
+        outside = [j for j in decl.predictors if not -c <= j < c]
+        cols = [j % c for j in decl.predictors]
+        if outside or col in cols or len(set(cols)) < len(cols):
+            raise DeclarationError(f"data set {decl.name!r}: predictors {decl.predictors} must be distinct columns of "
+                                   f"the table ({-c}..{c - 1}) other than the response (column {col})")
     names = [f"column{j:02d}" for j in cols]
     if decl.preprocessing == "appendix_c2":
         X, columns = datasets.logistic_design(raw[:, cols], names)

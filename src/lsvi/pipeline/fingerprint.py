@@ -7,7 +7,7 @@ file of the environment, the data-set builder when it reads processed data, and 
 data files under ``data/`` (posteriordb's, the variable-selection data; ``data/processed/`` is
 built from the pinned packages and the builder, both already inputs), and the data-set declarations that a
 parameter names (``dataset=breast_cancer`` -> ``config/datasets/breast_cancer.yaml``,
-`lsvi.pipeline.paths.declaration_file`).
+`lsvi.pipeline.declarations.declaration_file`).
 
 `inputs` maps each input to the sha256 of its bytes (parameters: of their canonical JSON; the notebook: of its code
 cells' sources in order, `notebook_code`, since its markdown is narrative that no result depends on, so a corrected
