@@ -85,3 +85,10 @@ def test_no_held_out_order_is_not_assessable():
     empty = pd.DataFrame(columns=["seed", "method", "final_average_loss"])
     assert _st(oc.ngvi_best_row("pima", "pima", empty, True)) == {"ngvi_best_pima": "NOT ASSESSABLE"}
     assert _st(oc.competitive_row({"pima": empty}, {"pima": True})) == {"sva_svb_competitive": "NOT ASSESSABLE"}
+
+
+def test_oga_el_is_not_assessable_with_the_reason():
+    """OGA-EL is drawn in the slides but never defined: the row says so and is never PASS or FAIL."""
+    (row,) = oc.undefined_method_rows()
+    assert _st([row]) == {"fig_oga_el_curves": "NOT ASSESSABLE"}
+    assert row["kind"] == "paper" and "no slide defines" in row["note"]

@@ -61,6 +61,17 @@ def slip_rows(pt_vs_t: float, pt_vs_n: float) -> list[dict]:
     ]
 
 
+def undefined_method_rows() -> list[dict]:
+    """The slides' "Test on ... dataset" figures draw a fifth method, OGA-EL (red), beside OGA, SVA, SVB and NGVI; no
+    slide defines it (neither its update nor what "EL" stands for), so its curves cannot be reproduced. NOT ASSESSABLE
+    with that reason, never guessed (an exponentially-weighted or "explicit-loss" variant would be a method of ours)."""
+    return [_row("fig_oga_el_curves", "slides: Test on ... dataset (figures), Conclusions",
+                 "average cumulative losses of OGA, OGA-EL (red), SVA, SVB and NGVI on each data set", "—",
+                 "OGA-EL's curve drawn from its definition", False,
+                 note="OGA-EL appears only in the figure captions; no slide defines its update, so it is not run "
+                      "(the other four methods are)", assessable=False, kind="paper")]
+
+
 def closed_form_rows(closed_forms: dict) -> list[dict]:
     """The updates' closed forms against a numerical argmin of the slides' objectives. ``closed_forms[name]``:
     {"discrepancy", "optimiser"} (`lsvi.checks.online_regret.closed_form_discrepancies`). The tolerance is tied to the
