@@ -51,7 +51,7 @@ def test_detection_study_and_figure(tmp_path):
     s = ra.detection_study("identity", 3, num_steps=1500, step_size=0.1, seed=1)
     assert s["errors"].shape == (1501,) and s["errors"][0] > 5 * s["level"]
     assert 0 < s["k_ref"] < 1000
-    assert set(s["triggers"]) == set(ra.DETECTORS) and len(s["elbo"]) == 15
+    assert set(s["triggers"]) == set(ra.DETECTORS) | {ra.DETECTOR_W100} and len(s["elbo"]) == 15
     t = s["triggers"][ra.DETECTORS[0]]
     assert t.k is not None and t.k >= s["k_ref"]  # adaptive R̂ does not fire during the transient of a 3-d run
     fig = plotting.rabvi_fig06_detection([s], 0.1)

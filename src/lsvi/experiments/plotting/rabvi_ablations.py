@@ -8,37 +8,49 @@ import numpy as np
 from lsvi.experiments.rabvi_ablations import ABLATIONS, DEFAULTS, SYMBOLS
 from lsvi.experiments.rabvi_gaussian import LABELS
 
-COLORS = ["C3", "C0", "C2", "C1", "C4"]  # adaptive R̂, SASA+, fixed R̂, ΔELBO, distance
+COLORS = ["C3", "C0", "C2", "C1", "C4", "C5"]  # adaptive R̂, SASA+, fixed R̂ (800), ΔELBO, distance, fixed R̂ (100)
 
 
-def rabvi_fig06_detection(studies: list[dict], step_size: float):
+def rabvi_fig06_detection(studies: list[dict], step_size: float, title: str | None = None, ref_name: str = "q*"):
     """Per target: ‖λ^{(k)} − λ̄‖ (λ̄ the mean of the run's second half) vs k, the reference point k_ref (black dashed,
-    from q*), and each detector's trigger (vertical line); the window each detector examined at its trigger (adaptive
-    R̂, SASA+, fixed-window R̂) drawn as a coloured band."""
+    from q*), and each detector's trigger (vertical line; the W = 100 window dotted); the window each detector examined
+    at its trigger (adaptive R̂, SASA+, fixed-window R̂) drawn as a coloured band. `title` replaces the first line of
+    the suptitle (default: Fig. 6a / C.1); `ref_name` names the reference k_ref is taken from (q*, or q_ref where
+    q* is not known). A single panel is drawn wide (the run's whole length readable)."""
     n = len(studies)
+    if not n:  # the figure is declared at every scale: a placeholder where the run is not made
+        fig, ax = plt.subplots(figsize=(6, 2))
+        ax.text(0.5, 0.5, f"{title or 'Fig. 6'}: not run at this scale", ha="center", va="center", wrap=True,
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
     cols = min(n, 4)
     rows = int(np.ceil(n / cols))
-    fig, axes = plt.subplots(rows, cols, figsize=(4.6 * cols, 3.6 * rows), squeeze=False)
+    size = (10.0, 4.4) if n == 1 else (4.6 * cols, 3.6 * rows)
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False)
     for ax, s in zip(axes.flat, studies):
         k = np.arange(len(s["distance"]))
         ax.semilogy(k, s["distance"], color="0.55", lw=0.6)
-        ax.axvline(s["k_ref"], color="k", ls="--", lw=1.2, label=f"k_ref (√SKL to q* stationary) = {s['k_ref']}")
+        ax.axvline(s["k_ref"], color="k", ls="--", lw=1.2, label=f"k_ref (√SKL to {ref_name} stationary) = {s['k_ref']}")
         for j, (name, t) in enumerate(s["triggers"].items()):
             if t.k is None:
                 ax.plot([], [], color=COLORS[j], label=f"{name}: never")
                 continue
-            ax.axvline(t.k, color=COLORS[j], lw=1.5, ls="-" if j == 0 else (0, (4, 2)), label=f"{name}: {t.k}")
+            ax.axvline(t.k, color=COLORS[j], lw=1.5, ls="-" if j == 0 else (0, (1, 1.5)) if j == 5 else (0, (4, 2)),
+                       label=f"{name}: {t.k}")
             if t.window:
                 ax.axvspan(t.k - t.window, t.k, color=COLORS[j], alpha=0.08)
         last = [t.k for t in s["triggers"].values() if t.k is not None] + [s["k_ref"]]
-        ax.set_xlim(0, min(len(k) - 1, 1.4 * max(last) + 200))
+        never = next(iter(s["triggers"].values())).k is None  # adaptive R̂ never fired: show the whole run
+        ax.set_xlim(0, len(k) - 1 if never else min(len(k) - 1, 1.4 * max(last) + 200))
         ax.set(xlabel="iteration k", ylabel="‖λ⁽ᵏ⁾ − iterate average‖",
                title=f"{LABELS.get(s['name'], s['name'])}, d = {s['d']}")
         ax.legend(fontsize=6.5, loc="upper right")
     for ax in axes.flat[n:]:
         ax.set_visible(False)
-    fig.suptitle(f"Convergence detection on a fixed-rate avgAdam run (γ = {step_size:g}, M = 10; Fig. 6a / C.1)\n"
-                 "shaded: the window each detector examined at its trigger; dashed black: reference k_ref from q*", fontsize=9)
+    head = title or f"Convergence detection on a fixed-rate avgAdam run (γ = {step_size:g}, M = 10; Fig. 6a / C.1)"
+    fig.suptitle(f"{head}\n"
+                 f"shaded: the window each detector examined at its trigger; dashed black: reference k_ref from {ref_name}", fontsize=9)
     fig.tight_layout()
     return fig
 
