@@ -131,16 +131,17 @@ def log_record(num_steps: int, per_decade: int = 8):
     return np.concatenate([[0], r])
 
 
-def tuned_runs(Xf, prior_var, num_samples, num_steps, grids, seed: int, nodes, init_sd: float = 1.0):
+def tuned_runs(Xf, prior_var, num_samples, num_steps, grids, seed: int, nodes, init_sd: float = 1.0, record=None):
     """Figure 2: each method over its step-size grid from q₀ = N(0, init_sd² I), same seeds.
     grids: {"sgd": [...], "sgd_price": [...], "ngd": [...]}. Returns a long DataFrame
     (method, step_size, t, neg_elbo) and the tuned step size per method (lowest final −ELBO/n; divergent runs
-    (non-finite) are dropped, as in the paper)."""
+    (non-finite) are dropped, as in the paper). ``record``: recording iterations (default `log_record`; `final_stage_record`
+    adds every iteration of the last quarter, for the oscillation measure of Section 6.2)."""
     import pandas as pd
 
     n, d = Xf.shape
     m0, S0 = jnp.zeros(d), init_sd**2 * jnp.eye(d)
-    record = log_record(num_steps)
+    record = log_record(num_steps) if record is None else np.asarray(record)
     rows, best = [], {}
     value_ms = jax.jit(lambda m, S: neg_elbo(Xf, m, S, prior_var, nodes) / n)  # one compilation for all methods
     for method, grid in grids.items():
@@ -148,7 +149,7 @@ def tuned_runs(Xf, prior_var, num_samples, num_steps, grids, seed: int, nodes, i
                   build_sgd_kernel(Xf, prior_var, num_samples, "price" if method == "sgd_price" else "reparam"))
         state0 = ngd_init(m0, S0) if method == "ngd" else sgd_init(m0, S0)
         step = jax.jit(kernel)
-        value = lambda s: value_ms(*moments(s, d))  # noqa: E731
+        value = jax.jit(lambda s: value_ms(*moments(s, d)))  # moments compiled with the value (one call per recorded t)
         finals = {}
         for h in grid:
             v = run_trace(step, value, state0, jax.random.PRNGKey(seed), h, record)
@@ -175,7 +176,7 @@ def held_out_runs(Xf, prior_var, num_samples, num_steps, best: dict, seeds, node
                   build_sgd_kernel(Xf, prior_var, num_samples, "price" if method == "sgd_price" else "reparam"))
         state0 = ngd_init(m0, S0) if method == "ngd" else sgd_init(m0, S0)
         step = jax.jit(kernel)
-        value = lambda s: value_ms(*moments(s, d))  # noqa: E731
+        value = jax.jit(lambda s: value_ms(*moments(s, d)))  # moments compiled with the value (one call per recorded t)
         out[method] = np.stack([run_trace(step, value, state0, jax.random.PRNGKey(int(k)), h, record) for k in seeds]) \
             if len(seeds) else np.empty((0, len(record)))
     return out, record
@@ -229,3 +230,102 @@ def sqrt_optimum(Xf, prior_var, nodes, m0=None):
                    method="BFGS", options={"gtol": 1e-10, "maxiter": 5000})
     m, Sigma = unpack_sqrt(jnp.asarray(res.x), d)
     return m, Sigma, float(jnp.linalg.norm(fg(jnp.asarray(res.x))[1]))
+
+
+def final_stage_record(num_steps: int):
+    """`log_record` plus every iteration of the last quarter, t ∈ [⌈3T/4⌉, T]."""
+    return np.union1d(log_record(num_steps), np.arange(int(np.ceil(0.75 * num_steps)), num_steps + 1))
+
+
+# ---------------------------------------------------------------- the conjugate comparison of Section 6.2 ("less drastic")
+def build_linreg_ngd_kernel(X, y, noise_sd: float, prior_var, num_samples: int):
+    """NGD kernel (eq. 8, Price estimate eq. 11) for Gaussian linear regression f(β) = −Σ(y_i − x_iᵀβ)²/(2s²), X (n, d):
+    the same estimator as the logistic runs (S draws, full data), closed form ∇f(β) = Xᵀ(y − Xβ)/s², ∇²f = −XᵀX/s²."""
+    XtX, Xty = X.T @ X / noise_sd**2, X.T @ y / noise_sd**2
+
+    def derivatives(m, L, Z):
+        return Xty - XtX @ (m + Z.mean(0) @ L.T), -0.5 * XtX
+
+    return ngvi.build_kernel(*_prior(X.shape[1], prior_var), ngvi.price_gradient(None, num_samples, derivatives=derivatives))
+
+
+def build_linreg_sgd_kernel(X, y, noise_sd: float, prior_var, num_samples: int, min_diag: float = 1e-4):
+    """Projected SGD in (m, L) on ℓ̂/n with the reparameterisation estimate (as ``build_sgd_kernel(..., "reparam")``) for
+    Gaussian linear regression: ∇_m = −S⁻¹Σ∇f(β_s), ∇_L = −S⁻¹Σ∇f(β_s)z_sᵀ, β_s = m + Lz_s; KL term exact."""
+    n, d = X.shape
+    XtX, Xty = X.T @ X / noise_sd**2, X.T @ y / noise_sd**2
+    prior_cov = jnp.diag(prior_var * jnp.ones(d))
+    kl = lambda m, L: kl_gaussian(m, L @ L.T, jnp.zeros(d), prior_cov)  # noqa: E731
+
+    def kernel(key, state, gamma):
+        m, L = state.m, state.L
+        Z = jax.random.normal(key, (num_samples, d), dtype=m.dtype)
+        G = Xty[None, :] - (m + Z @ L.T) @ XtX  # (S, d) ∇f(β_s)
+        km, kL = jax.grad(kl, argnums=(0, 1))(m, L)
+        m = m - gamma * (-G.mean(0) + km) / n
+        L = jnp.tril(L - gamma * (-(G.T @ Z) / num_samples + kL) / n)
+        L = L - jnp.diag(jnp.diag(L)) + jnp.diag(jnp.maximum(jnp.diag(L), min_diag))
+        return SGDState(m, L, state.t + 1), None
+
+    return kernel
+
+
+def linreg_neg_elbo(X, y, noise_sd: float, prior_var, m, Sigma):
+    """Exact −ELBO of Gaussian linear regression at N(m, Σ): Σ_i[(y_i − x_iᵀm)² + x_iᵀΣx_i]/(2s²) + (n/2)log 2πs² + KL."""
+    n, d = X.shape
+    r = y - X @ m
+    ell = (r @ r + jnp.sum((X @ Sigma) * X)) / (2 * noise_sd**2) + 0.5 * n * jnp.log(2 * jnp.pi * noise_sd**2)
+    return ell + kl_gaussian(m, Sigma, jnp.zeros(d), jnp.diag(prior_var * jnp.ones(d)))
+
+
+def linreg_runs(X, y, noise_sd: float, prior_var, num_samples: int, num_steps: int, grids: dict, seed: int, eval_seeds,
+                init_sd: float = 1.0):
+    """The Figure-2 protocol on a conjugate problem: NGD ("ngd") and SGD ("sgd", reparameterisation) over their grids on
+    the tuning ``seed`` (lowest final −ELBO/n; non-finite dropped), then each at its tuned step on ``eval_seeds``.
+    Returns (tuned {method: step}, {method: (k, len(record)) −ELBO/n on the held-out seeds}, record)."""
+    X, y = jnp.asarray(X), jnp.asarray(y)
+    n, d = X.shape
+    m0, S0 = jnp.zeros(d), init_sd**2 * jnp.eye(d)
+    record = log_record(num_steps)
+    value_ms = jax.jit(lambda m, S: linreg_neg_elbo(X, y, noise_sd, prior_var, m, S) / n)
+    best, out = {}, {}
+    for method in ("sgd", "ngd"):
+        kernel = (build_linreg_ngd_kernel(X, y, noise_sd, prior_var, num_samples) if method == "ngd" else
+                  build_linreg_sgd_kernel(X, y, noise_sd, prior_var, num_samples))
+        state0 = ngd_init(m0, S0) if method == "ngd" else sgd_init(m0, S0)
+        step = jax.jit(kernel)
+        value = jax.jit(lambda s: value_ms(*moments(s, d)))  # moments compiled with the value (one call per recorded t)
+        finals = {h: run_trace(step, value, state0, jax.random.PRNGKey(seed), h, record)[-1] for h in grids[method]}
+        ok = {h: f for h, f in finals.items() if np.isfinite(f)}
+        best[method] = min(ok, key=ok.get) if ok else None
+        out[method] = (np.stack([run_trace(step, value, state0, jax.random.PRNGKey(int(k)), best[method], record)
+                                 for k in eval_seeds]) if best[method] is not None and len(eval_seeds)
+                       else np.full((len(eval_seeds), len(record)), np.nan))
+    return best, out, record
+
+
+def speedups(held_out: dict, record, t_ref: int):
+    """NGD's speed-up over SGD per held-out seed: S_k = t_SGD,k / t_ref, t_SGD,k the first recorded iteration at which
+    SGD's −ELBO/n ≤ NGD's at t_ref on the same seed. held_out: {"ngd": (k, r), "sgd": (k, r)} at ``record`` (r,).
+    Returns (S (k,), censored (k,) bool): a censored S (SGD never reaches the target by T) is set to T / t_ref (a lower bound)."""
+    record = np.asarray(record)
+    j = int(np.searchsorted(record, t_ref))
+    target = held_out["ngd"][:, j]
+    S, cens = [], []
+    for k in range(target.size):
+        v = held_out["sgd"][k]
+        hit = np.nonzero(np.isfinite(v) & (v <= target[k]))[0]
+        S.append(record[hit[0]] / t_ref if hit.size else record[-1] / t_ref)
+        cens.append(not hit.size)
+    return np.asarray(S, float), np.asarray(cens)
+
+
+def final_stage(values, record, v0=None):
+    """Oscillation index of one trace ``values`` (r,) at ``record`` (r,): over t ≥ 3T/4, the excess variation
+    E = Σ|Δv| − |v_T − v_{3T/4}| (0 for a monotone trace), relative to the progress v_0 − v_T. NaN if not finite."""
+    values, record = np.asarray(values, float), np.asarray(record)
+    tail = values[record >= 0.75 * record[-1]]
+    if not np.all(np.isfinite(values)) or tail.size < 3:
+        return float("nan")
+    excess = np.sum(np.abs(np.diff(tail))) - abs(tail[-1] - tail[0])
+    return float(excess / max((values[0] if v0 is None else v0) - values[-1], 1e-300))
