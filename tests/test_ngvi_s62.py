@@ -55,9 +55,13 @@ def test_step_tuning_rows_pass_fail():
     tr, rec = _traces([1e-6, 1e-5, 1e-2], [1.9, 1.5, 1.05])
     osc, sens = cl.step_tuning_rows({"D": tr}, rec, grids)
     assert osc["passed"] and sens["passed"]
-    tr, rec = _traces([1e-6, 1e-3, 2e-3], [1.0001, 1.00005, 1.0])
+    tr, rec = _traces([1e-6, 1e-2, 2e-2], [1.0001, 1.00005, 1.0])  # the two largest steps both oscillate
     osc, sens = cl.step_tuning_rows({"D": tr}, rec, grids)
     assert not osc["passed"] and not sens["passed"] and osc["assessable"]
+    # indices growing with ρ (5 x) but far below a visible level: not observed, neither PASS nor FAIL
+    tr, rec = _traces([1e-7, 1e-5, 5e-5], [1.9, 1.5, 1.05])
+    osc, _ = cl.step_tuning_rows({"D": tr}, rec, grids)
+    assert not osc["assessable"] and "not observed" in osc["note"]
     osc, _ = cl.step_tuning_rows({"D": tr}, rec, {"ngd": [0.1, 0.3], "sgd": [1.0, 3.0]})
     assert not osc["assessable"]
 

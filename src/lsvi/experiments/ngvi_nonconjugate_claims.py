@@ -223,27 +223,35 @@ def less_drastic_row(nonconj: dict, conj: tuple, t_ref: int, T: int, full: bool)
                 all(d is True for d in dec) and enough, assessable=enough and settled, note=note.strip("; "))
 
 
-OSC_FACTOR = 5.0
+VISIBLE = 1e-2  # an oscillation index (excess variation / progress) visible on a plot of the objective: 1 % of the decrease
 
 
 def step_tuning_rows(traces: dict, record, grids: dict) -> list[dict]:
     """Section 6.2, "the step size of stochastic NGD is easier to tune": traces {data set: {method: {step: (r,) −ELBO/n at
     ``record``}}} on the tuning seed (every iteration of the last quarter recorded), grids {method: steps}.
 
-    Oscillation (`ngvi_nonconjugate.final_stage`: excess variation over t ≥ 3T/4 relative to the progress v_0 − v_T):
-    PASS if on some data set ("sometimes") NGD's largest ρ has an index ≥ `OSC_FACTOR` × that of the next smaller ρ
-    ("simply decreasing it leads to smooth convergence"); a divergent run does not count as oscillating.
+    Oscillation (`ngvi_nonconjugate.final_stage`: excess variation over t ≥ 3T/4 relative to the progress v_0 − v_T): a run
+    *oscillates* when its index is ≥ `VISIBLE` (1 % of its progress, what a figure of the objective shows). PASS if on some
+    data set ("sometimes") NGD's largest ρ oscillates and the next smaller ρ does not ("simply decreasing it leads to smooth
+    convergence"); FAIL if on some data set both oscillate (decreasing ρ once does not help); NOT ASSESSABLE if no ρ of the
+    grid oscillates on any data set: "sometimes ρ is too large" is then not observed, and not refuted either (the paper's
+    ρ values are blank in our copy, our grid may not reach a too-large ρ). A divergent run does not count as oscillating.
+    (A first version compared the two indices' ratio, ≥ 5 ×, whatever their size: stochastic noise alone grows with ρ, so
+    indices of 10⁻⁴ of the progress passed it; replaced after that run by the visible level.)
     Sensitivity: r = (max_h v_T(h) − min_h v_T(h)) / (v_0 − min_h v_T(h)) over each method's grid (∞ if a run diverged);
     PASS if r(SGD) > r(NGD) on every data set. Both NOT ASSESSABLE with < 3 steps per grid or unequal grid sizes."""
     from lsvi.experiments.ngvi_nonconjugate import final_stage
 
     ok_grid = len(grids["ngd"]) >= 3 and len(grids["ngd"]) == len(grids["sgd"])
-    osc_txt, osc_hit, sens_txt, sens_ok = [], [], [], []
+    osc_txt, osc_hit, osc_both, seen, sens_txt, sens_ok = [], [], [], [], [], []
     for name, tr in traces.items():
         steps = sorted(tr["ngd"])
         idx = {h: final_stage(tr["ngd"][h], record) for h in steps}
         big, nxt = idx[steps[-1]], idx[steps[-2]] if len(steps) > 1 else float("nan")
-        osc_hit.append(bool(np.isfinite(big) and np.isfinite(nxt) and big >= OSC_FACTOR * max(nxt, 1e-300)))
+        osc = {h: bool(np.isfinite(v) and v >= VISIBLE) for h, v in idx.items()}
+        seen.append(any(osc.values()))
+        osc_hit.append(osc[steps[-1]] and np.isfinite(nxt) and not osc.get(steps[-2], True))
+        osc_both.append(osc[steps[-1]] and osc.get(steps[-2], False))
         osc_txt.append(f"{name}: " + ", ".join(f"ρ={h:g}: {v:.2e}" for h, v in idx.items()))
         r = {}
         for method in ("sgd", "ngd"):
@@ -253,14 +261,18 @@ def step_tuning_rows(traces: dict, record, grids: dict) -> list[dict]:
         sens_ok.append(r["sgd"] > r["ngd"])
         sens_txt.append(f"{name}: r(SGD) {r['sgd']:.3g}, r(NGD) {r['ngd']:.3g}")
     note = "" if ok_grid else "fewer than 3 steps per grid or unequal grid sizes at this scale"
+    osc_ok = ok_grid and any(seen)
+    osc_note = note or ("" if any(seen) else f"no ρ of the grid oscillates on any data set (every index < {VISIBLE:g}): "
+                                            "'sometimes ρ is too large' is not observed on this grid, nor refuted")
     setting = f"grids NGD ρ ∈ {list(grids['ngd'])}, SGD γ ∈ {list(grids['sgd'])}, tuning seed (one run per step and data set)"
     return [
         _row("s62_ngd_large_step_oscillates", "Section 6.2 / Figure 2 (right)",
              "“Sometimes ρ is too large such that stochastic NGD oscillates in the final stage … Simply decreasing it … leads to "
              "smooth convergence in most cases” (the values of ρ are blank in our copy)",
              "oscillation index (excess variation over t ≥ 3T/4 / total progress): " + "; ".join(osc_txt) + f"; {setting}",
-             f"on at least one data set: index(largest ρ) ≥ {OSC_FACTOR:g} × index(next smaller ρ)", any(osc_hit) and ok_grid,
-             assessable=ok_grid, note=note),
+             f"oscillating = index ≥ {VISIBLE:g}; PASS: on some data set the largest ρ oscillates and the next smaller ρ does "
+             "not; FAIL: on some data set both oscillate; NOT ASSESSABLE: no ρ oscillates",
+             osc_ok and any(osc_hit) and not any(osc_both), assessable=osc_ok, note=osc_note),
         _row("s62_sgd_step_more_sensitive", "Section 6.2",
              "“the step size of stochastic NGD is easier to tune in practice”",
              "relative spread of final −ELBO/n over the grid, r = (max − min)/(v_0 − min) (∞: a run diverged): "
