@@ -132,3 +132,18 @@ def test_stan_transforms_log_jacobians_match_autodiff():
 
     got = np.asarray(jax.jit(both)(jnp.array([0.3, -0.7])))
     np.testing.assert_allclose(got[0::2], got[1::2], rtol=1e-12)
+
+
+def test_mcycle_gp_gradient_is_finite_where_the_spectral_density_underflows():
+    """At θ = 0 (lscale = 1) the higher frequencies' spectral density exp(−lscale² λ²/2) underflows to 0; the
+    translation takes its square root in closed form, so the gradient stays finite (sqrt(0)' = ∞ made it NaN) and
+    the log density equals brms's sqrt(spd) form wherever that one is finite."""
+    m = pm.build("mcycle_gp-accel_gp")
+    g = jax.grad(m.logdensity)(jnp.zeros(m.dim))
+    assert np.all(np.isfinite(np.asarray(g)))
+    theta = jnp.asarray(np.random.default_rng(0).normal(scale=0.3, size=m.dim))
+    sdgp, lscale, lam = 1.7, 0.4, jnp.linspace(0.1, 5.0, 7)
+    brms = jnp.sqrt(sdgp**2 * jnp.sqrt(2 * jnp.pi) * lscale * jnp.exp(-0.5 * lscale**2 * lam**2))
+    ours = sdgp * (2 * jnp.pi) ** 0.25 * jnp.sqrt(lscale) * jnp.exp(-0.25 * lscale**2 * lam**2)
+    np.testing.assert_allclose(ours, brms, rtol=1e-12)
+    assert np.isfinite(float(m.logdensity(theta)))

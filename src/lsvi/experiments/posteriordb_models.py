@@ -456,8 +456,11 @@ def _accel_gp(data):
     pos[[1, 2, 3 + n1 + 1, 3 + n1 + 2]] = True
 
     def gpa(X, sdgp, lscale, z, slambda):
-        spd = sdgp**2 * jnp.sqrt(2 * jnp.pi) * lscale * jnp.exp(-0.5 * lscale**2 * slambda**2)
-        return X @ (jnp.sqrt(spd) * z)
+        # brms: X (sqrt(spd) z), spd = sdgp² √(2π) lscale exp(−lscale² λ²/2); its square root written out, because
+        # sqrt(spd) of an spd that underflows to 0 (large lscale, as at θ = 0 for the higher frequencies) has an
+        # infinite derivative and made every gradient NaN there
+        sqrt_spd = sdgp * (2 * jnp.pi) ** 0.25 * jnp.sqrt(lscale) * jnp.exp(-0.25 * lscale**2 * slambda**2)
+        return X @ (sqrt_spd * z)
 
     def logdensity(th):
         x = jnp.where(pos, jnp.exp(th), th)

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from lsvi.checks.intervals import t_interval
 from lsvi.checks import rabvi_theory as rt
 from lsvi.experiments.rabvi_gaussian import at_budget
 
@@ -263,6 +264,9 @@ def rabvi_claims(res, sqrt_skl, xi: float, k_max: int, regression: str, nxt: dic
 #   target (the median ratio over seeds); plain RMSProp's √SKL at its last learning rate ≥ 0.7 × at its second ("does
 #   not improve as the step size decreases") on a strict majority of runs; NGD unstable on a strict majority of the
 #   diagonal target's seeds;
+# * Fig. C.10 "SQN does not perform well with uniform covariance" (`c10_sqn_claims`): r = final √SKL SQN / avgAdam inside
+#   RABVI per (target, seed); 95 % t interval of mean log r over ≥ 5 seeds: uniform's above log 2 and at least one
+#   other target's below log 2 → PASS; uniform's below log 2, or every target's above → FAIL; else not settled;
 # * viabel side by side, kind "reference" (≥ 5 seeds to be assessable): mean final √SKL of ours and viabel's differ
 #   by ≤ 2 combined standard errors over seeds, and the mean termination iterations within a factor 2, for FASO and
 #   for RABVI; a post hoc diagnostic: the FASO iterations with viabel's ESS_min = 25 and check period 200 in ours.
@@ -569,6 +573,62 @@ def c10_claims(studies: dict, replicates=()) -> list[dict]:
                         criterion="last rate's √SKL ≥ 0.7 × the second rate's on a strict majority of runs (≥ 3 rates)",
                         passed=bool(sum(flat) > len(flat) / 2), assessable=len(studies) >= 4))
     return _kinds(out)
+
+
+def c10_sqn_claims(studies: dict, replicates=(), factor: float = 2.0, min_seeds: int = 5,
+                   clip: float = 1e3) -> list[dict]:
+    """Fig. C.10 / Section 7.1: "SQN does not perform well with uniform covariance structure". Per run, r = final
+    √SKL(λ̄, q*) of RABVI with SQN / that of RABVI with avgAdam on the same target and seed (the returned iterate
+    average: at the trigger, or where RABVI ended without it), clipped to [1/`clip`, `clip`] (a non-finite SQN value
+    counts as `clip`). Per target, the mean of log r over seeds with its 95 % t interval. "Does not perform well" on
+    uniform: the interval lies above log `factor`; "comparable" on another target: its interval lies below log
+    `factor`. PASS: uniform poor and at least one other target comparable (the statement is specific to uniform).
+    FAIL: uniform's interval lies below log `factor` (settled: not poor), or uniform poor and every other target
+    poor too (not specific). NOT ASSESSABLE: SQN or the uniform target not run, fewer than `min_seeds` seeds or fewer
+    than 2 other targets, or intervals that straddle log `factor`."""
+    rs = [r for r in _runs(studies, replicates) if "sqn" in r[2]["rabvi"]]  # SQN may run on some targets only
+    seeds = 1 + len(replicates)
+    rid, src = "figC10_sqn_poor_uniform", f"{SRC}, Fig. C.10 and Section 7.1 text; Appendix B.5"
+    paper = "“SQN does not perform well with uniform covariance structure” (inside RABVI)"
+    crit = (f"r = final √SKL SQN / avgAdam per (target, seed); 95 % t interval of mean log r over ≥ {min_seeds} seeds: "
+            f"uniform's interval above log {factor:g} and ≥ 1 other target's interval below log {factor:g} → PASS; "
+            f"uniform's below log {factor:g}, or every target's above → FAIL; otherwise not settled")
+    if not rs:
+        return _kinds([dict(id=rid, source=src, paper=paper, measured="SQN not run at this scale", criterion=crit,
+                            passed=False, assessable=False, note="add \"sqn\" to rabvi_optimizers")])
+    logr, fails, iters = {}, {}, {}
+    for t, _, s in rs:
+        iters.setdefault(t, []).append(np.log(s["rabvi"]["sqn"]["result"].iterations
+                                              / max(s["rabvi"]["avg_adam"]["result"].iterations, 1)))
+        v_sqn, v_ref = _final(s, "sqn"), _final(s)
+        r = v_sqn / v_ref if np.isfinite(v_sqn) else clip
+        logr.setdefault(t, []).append(float(np.log(np.clip(r, 1 / clip, clip))))
+        res = s["rabvi"]["sqn"]["result"]
+        fails[t] = fails.get(t, 0) + int((not res.success) or (not res.terminated))
+    iv = {t: t_interval(v) for t, v in logr.items()}
+    lf = np.log(factor)
+    txt = "; ".join(f"{t} {np.exp(m):.2f} [{np.exp(lo):.2f}, {np.exp(hi):.2f}] ({fails[t]}/{len(logr[t])} runs "
+                    f"without a stop)" for t, (m, lo, hi) in iv.items())
+    measured = (f"final √SKL SQN/avgAdam, geometric mean over {seeds} seed(s) with 95 % t interval: {txt}; SQN √SKL "
+                "seed 0: " + ", ".join(f"{n} {_final(s, 'sqn'):.3f} (avgAdam {_final(s):.3f})" for n, s in studies.items()
+                                         if "sqn" in s["rabvi"])
+                + "; diagnostic, not in the criterion: iterations SQN/avgAdam, geometric mean: "
+                + ", ".join(f"{t} {np.exp(np.mean(v)):.1f}" for t, v in iters.items()))
+    others = [t for t in iv if t != "uniform"]
+    if "uniform" not in iv or seeds < min_seeds or len(others) < 2:
+        return _kinds([dict(id=rid, source=src, paper=paper, measured=measured, criterion=crit, passed=False,
+                            assessable=False, note=f"needs the uniform target, ≥ 2 others and ≥ {min_seeds} seeds")])
+    uni_poor, uni_ok = iv["uniform"][1] > lf, iv["uniform"][2] < lf
+    comparable = [t for t in others if iv[t][2] < lf]
+    all_poor = all(iv[t][1] > lf for t in others)
+    passed = bool(uni_poor and comparable)
+    failed = bool(uni_ok or (uni_poor and all_poor))
+    note = ("SQN: lsvi.core.bbvi.sqn (L-BFGS two-loop of optax, m = 10 pairs, pairs every B = 20 iterations from "
+            "block averages, y from 100 independent draws, avgRMSProp direction before the first pair, κ estimated; "
+            "constants ours, the paper states none); "
+            f"comparable on: {', '.join(comparable) or 'none'}")
+    return _kinds([dict(id=rid, source=src, paper=paper, measured=measured, criterion=crit, passed=passed,
+                        assessable=passed or failed, note=note)])
 
 
 def viabel_claims(cmp: dict, target: str, d: int) -> list[dict]:

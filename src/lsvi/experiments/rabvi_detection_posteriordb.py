@@ -12,11 +12,11 @@ known in closed form and the model is not a Gaussian:
 * the ΔELBO rule sees the Monte Carlo ELBO of the model's unnormalised log density (`elbo_estimates`, 100 draws, as
   Stan's).
 
-Start (the paper gives none): mcycle_gp's translation has NaN gradients from λ = 0 (at θ = 0 the basis-function
-spectral density exp(−½ ℓ² s_j²) underflows to 0 and √· has an infinite derivative there; measured: NaN at the first
-iteration from λ = 0 and from `random_init`, at γ = 0.1 and 0.01), so λ^{(0)} is drawn around the unconstrained
-posteriordb reference mean c (the translation check starts its NUTS chains there too, `posteriordb_models.NUTS_START`):
-τ = c + `init_scale`·N(0, I), ψ = log 0.1 + 0.5·N(0, I) (`start_point`); λ_ref's run starts at (c, log 0.1).
+Start (the paper gives none): λ^{(0)} is drawn around the unconstrained posteriordb reference mean c (the
+translation check starts its NUTS chains there too, `posteriordb_models.NUTS_START`): τ = c + `init_scale`·N(0, I),
+ψ = log 0.1 + 0.5·N(0, I) (`start_point`); λ_ref's run starts at (c, log 0.1). This start was chosen when the
+translation's gradient was NaN from λ = 0 (the basis-function spectral density underflowing under a square root);
+that is fixed in `posteriordb_models`, and the start is kept.
 
 References
 ----------

@@ -5,9 +5,9 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3", "ngd": "C5"}
+COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3", "ngd": "C5", "sqn": "C4"}
 LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rmsprop": "RMSProp", "adam": "Adam",
-          "ngd": "NGD (mean field, F⁻¹ĝ)"}
+          "ngd": "NGD (mean field, F⁻¹ĝ)", "sqn": "SQN (L-BFGS, B.5)"}
 
 
 def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
@@ -252,6 +252,10 @@ def rabvi_figC10_optimizers(studies: dict, xi: float, labels: dict):
         ax.yaxis.set_minor_formatter(NullFormatter())
     for ax in axes.flat[n:]:
         ax.axis("off")
-    axes.flat[0].legend(fontsize=7)
+    handles = {}  # every optimiser drawn in any panel (SQN may run on some targets only)
+    for ax in axes.flat[:n]:
+        for h, lab in zip(*ax.get_legend_handles_labels()):
+            handles.setdefault(lab, h)
+    axes.flat[0].legend(handles.values(), handles.keys(), fontsize=7)
     fig.tight_layout()
     return fig
