@@ -127,17 +127,17 @@ onerror:
         print(f"(could not write the partial report: {e})", file=sys.stderr)
 
 
-# Datasets, built from pinned pip packages (src/lsvi/experiments/datasets.py). One job per
+# Datasets, built from pinned pip packages (src/lsvi/data/datasets.py). One job per
 # dataset; they share data/processed/provenance.json, which the module updates under a lock.
 rule data:
     input:
-        "src/lsvi/experiments/datasets.py",
+        "src/lsvi/data/datasets.py",
     output:
         f"{DATA_DIR}/{{dataset}}.npz",
     params:
         py=PY,
     shell:
-        "{params.py} -m lsvi.experiments.datasets --out {DATA_DIR} {wildcards.dataset}"
+        "{params.py} -m lsvi.data.datasets --out {DATA_DIR} {wildcards.dataset}"
 
 
 # One rule per notebook listed in config/scales.yaml.

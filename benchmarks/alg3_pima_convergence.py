@@ -3,7 +3,7 @@ iterates with 10^4 common draws; Algorithm 1 as the reference. Run from the repo
 benchmarks/alg3_convergence.md)."""
 import sys, time, numpy as np
 sys.path.insert(0, "src")  # run from the repository root
-from lsvi.experiments import logistic
+from lsvi.papers.lsvi import logistic
 p = logistic.problem("pima")
 for name, alg, sch, N, T in (("alg1", "alg1", 3, 10_000, 10), ("alg3s1", "alg3", 1, 100_000, 100), ("alg3s2", "alg3", 2, 100_000, 100),
                              ("alg3s2_N2e4", "alg3", 2, 20_000, 100), ("alg3s2_T500", "alg3", 2, 100_000, 500)):

@@ -14,7 +14,7 @@ import numpy as np
 sys.path.insert(0, "src")
 import jax  # noqa: E402
 
-from lsvi.experiments import logistic  # noqa: E402
+from lsvi.papers.lsvi import logistic  # noqa: E402
 from lsvi.core.families.gaussian import fullcov_from_natural  # noqa: E402
 
 ap = argparse.ArgumentParser()

@@ -2,7 +2,7 @@
 without the centred eq. (20) estimator. Run from the repository root; results in benchmarks/alg3_convergence.md."""
 import sys, time, numpy as np
 sys.path.insert(0, "src")
-from lsvi.experiments import logistic
+from lsvi.papers.lsvi import logistic
 p = logistic.problem("sonar")
 for name, sch, N, T, c in (("alg3s1", 1, 100_000, 100, False), ("alg3s2", 2, 100_000, 100, False), ("alg3s2_centred", 2, 100_000, 100, True), ("alg3s2_centred_T500", 2, 100_000, 500, True)):
     t = time.time()

@@ -3,7 +3,7 @@
     python benchmarks/bench_table1.py --runs 5 --out benchmarks/table01_lr_<machine>.md
     python benchmarks/bench_table1.py --factor 0.1 0.1 --only alg1 alg3     # a quick CPU look
 
-Each configuration runs in a fresh process (`lsvi.experiments.logistic.measure_table1`, the code of
+Each configuration runs in a fresh process (`lsvi.papers.lsvi.logistic.measure_table1`, the code of
 notebook 24). Baselines whose library is missing (PyMC and gmmvi are not installed on every
 machine) are recorded with their error, not skipped silently.
 """
@@ -18,7 +18,7 @@ sys.path.insert(0, str(ROOT / "src"))
 
 import jax  # noqa: E402
 
-from lsvi.experiments import logistic  # noqa: E402
+from lsvi.papers.lsvi import logistic  # noqa: E402
 from lsvi.pipeline.report import hardware_info  # noqa: E402
 
 

@@ -1,10 +1,10 @@
 """Time to accuracy of LSVI against every baseline, on one machine, in one run (issue 17, part 2).
 
 For each data set (Pima, Sonar, MNIST 0/8: the project's real data, the priors and initial q
-of Appendix C.2 via `lsvi.experiments.logistic.problem`) ONE fresh process runs every method
+of Appendix C.2 via `lsvi.papers.lsvi.logistic.problem`) ONE fresh process runs every method
 one after the other, records its Gaussian iterates against loop time (compilation apart),
 scores all iterates with ONE Monte Carlo estimator of KL(q‖π) − log Z on the SAME base
-draws (`lsvi.experiments.time_to_accuracy`), and reports the loop time each method needs to
+draws (`lsvi.papers.lsvi.time_to_accuracy`), and reports the loop time each method needs to
 come within 1 nat and 0.1 nat of the best KL any method reached, plus the final distance to
 a NUTS gold standard run in the same process (Pima, Sonar; none for MNIST: d = 784).
 
@@ -76,7 +76,7 @@ def gold_standard(prob, name: str, quick: bool, seed: int):
     import numpy as np
 
     from lsvi.baselines import nuts
-    from lsvi.experiments import time_to_accuracy as tta
+    from lsvi.papers.lsvi import time_to_accuracy as tta
 
     if name not in ("pima", "sonar"):
         return None, "none (d = 784: NUTS not run)", None
@@ -98,8 +98,8 @@ def add_anchor(result: dict, data_dir: str, seed: int = 0) -> dict:
     jax.config.update("jax_enable_x64", True)
     import numpy as np
 
-    from lsvi.experiments import logistic
-    from lsvi.experiments import time_to_accuracy as tta
+    from lsvi.papers.lsvi import logistic
+    from lsvi.papers.lsvi import time_to_accuracy as tta
 
     name = result["dataset"]
     prob = logistic.problem(name, data_dir)
@@ -124,8 +124,8 @@ def run_dataset(name: str, budget_s: float, quick: bool, data_dir: str, seed: in
     from lsvi.baselines import blackjax_fullrank
     from lsvi.core.families import gaussian_meanfield
     from lsvi.core.families.gaussian import meanfield_to_natural
-    from lsvi.experiments import logistic
-    from lsvi.experiments import time_to_accuracy as tta
+    from lsvi.papers.lsvi import logistic
+    from lsvi.papers.lsvi import time_to_accuracy as tta
 
     prob = logistic.problem(name, data_dir)
     d = prob.d
@@ -186,7 +186,7 @@ def pymc_configs(datasets, rounds: int, num_iterations: int, data_dir: str) -> l
     import numpy as np
 
     from lsvi.baselines import pymc_advi
-    from lsvi.experiments import logistic
+    from lsvi.papers.lsvi import logistic
 
     rows = []
     for name in datasets:

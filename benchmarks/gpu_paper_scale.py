@@ -21,7 +21,7 @@ census_alg2         23 (Fig. 7)  2      5      10⁴       10⁴    100      10 
 census_alg2_p1e4    23 (Fig. 7)  2      5      10⁴       10⁴    100      10   (P = 10⁴)
 ==================  ===========  =====  =====  ========  =====  =======  =================
 
-The targets are those of the notebooks (`lsvi.experiments.logistic.PROBLEMS`), rebuilt from
+The targets are those of the notebooks (`lsvi.papers.lsvi.logistic.PROBLEMS`), rebuilt from
 `lsvi.core` alone: the flipped design X of ``<data-dir>/<name>.npz``, the prior variances of
 `lsvi.core.targets.paper_prior_variance` (no intercept for MNIST), the initial q N(0, I)
 (MNIST: N(0, e⁻² I)), `lsvi.core.targets.logistic_regression` (Census: the subsampled target
@@ -88,7 +88,7 @@ SMOKE = {
     "census_alg2_p1e4": dict(num_samples=50, num_steps=3, num_reps=4, batch=2, batch_size=200),
 }
 
-# ProblemSpec of lsvi.experiments.logistic.PROBLEMS: (family, intercept, initial variance)
+# ProblemSpec of lsvi.papers.lsvi.logistic.PROBLEMS: (family, intercept, initial variance)
 PROBLEMS = {
     "pima": ("fullcov", True, 1.0),
     "sonar": ("fullcov", True, 1.0),

@@ -154,8 +154,8 @@ def test_the_readme_online_example_runs_every_method():
 def test_the_readme_ngvi_example_reaches_the_logistic_posterior():
     """Wu & Gardner's stochastic NGVI from the README: every step valid, the final q near the exact Gaussian VI
     optimum, found independently by BFGS on the quadrature negative ELBO in (m, L) coordinates."""
-    from lsvi.checks import ngvi_landscape as nl
-    from lsvi.experiments import ngvi_nonconjugate as nc
+    from lsvi.papers.ngvi.checks import landscape as nl
+    from lsvi.papers.ngvi import nonconjugate as nc
 
     scope = {}
     exec(readme_example("ngvi"), scope)  # noqa: S102  (our own README)

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lsvi.experiments import approximation_metrics as am
+from lsvi.papers.rabvi import approximation_metrics as am
 
 
 def _gauss_kernel_mean(m1, S1, m2, S2, s):

@@ -8,7 +8,8 @@ import numpy as np
 
 matplotlib.use("Agg")
 
-from lsvi.checks import convergence, exactness, gaussian_maps, rates
+from lsvi.papers.lsvi.checks import convergence, exactness, gaussian_maps
+from lsvi.exact import rates
 from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
 from lsvi.pipeline.notebook import Run
@@ -98,7 +99,8 @@ def test_claim_rows_are_accepted_by_run(tmp_path):
 
 
 def test_critical_point_checks_at_an_in_family_target():
-    from lsvi.checks import critical_points, theory
+    from lsvi.papers.lsvi.checks import critical_points
+    from lsvi.exact import theory
 
     family = gaussian_fullcov(1)
     log_target = theory.polynomial_log_target([0.3, 0.5, -0.8])  # log π = 0.3 + 0.5x − 0.8x²: in the family
@@ -114,7 +116,7 @@ def test_critical_point_checks_at_an_in_family_target():
 
 
 def test_prop24_schemes_agree_on_a_quartic():
-    from lsvi.checks import equivalences, theory
+    from lsvi.exact import equivalences, theory
 
     family = gaussian_fullcov(1)
     log_target = theory.polynomial_log_target([1.0, 0.8, -0.5, 0.3, -0.1])

@@ -5,9 +5,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lsvi.checks import convergence, critical_points, equivalences, exactness, gaussian_maps
-from lsvi.checks.statistics import SlopeFit
-from lsvi.experiments import datasets_claims
+from lsvi.papers.lsvi.checks import convergence, critical_points, exactness, gaussian_maps
+from lsvi.exact import equivalences
+from lsvi.exact.statistics import SlopeFit
+from lsvi.papers.lsvi import datasets_claims
 from lsvi.pipeline.claims import KINDS, claim
 
 

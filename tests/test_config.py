@@ -162,7 +162,7 @@ def test_notebooks_depend_on_the_modules_they_import():
     root = Path(__file__).resolve().parents[1]
     deps = {p.stem: {str(f.relative_to(root / "src")) for f in notebook_dependencies(p, root / "src")}
             for p in (root / "notebooks").glob("*.ipynb")}
-    toads, kernel = "lsvi/experiments/toads.py", "lsvi/core/kernel.py"
+    toads, kernel = "lsvi/papers/lsvi/toads.py", "lsvi/core/kernel.py"
     assert {s for s, d in deps.items() if toads in d} == {"31_bsl_toads"}
     assert all(kernel in d for s, d in deps.items() if s[:2] in ("14", "20", "21", "22", "23", "30", "31"))
     assert all("lsvi/pipeline/notebook.py" in d for d in deps.values())

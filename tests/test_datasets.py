@@ -1,4 +1,4 @@
-"""Tests of lsvi.experiments.datasets: shapes, preprocessing (Appendix C.2/C.3), checksums, caching.
+"""Tests of lsvi.data.datasets: shapes, preprocessing (Appendix C.2/C.3), checksums, caching.
 
 The datasets are built once per session into a temporary folder (~5 s).
 """
@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from lsvi.experiments import datasets as D
+from lsvi.data import datasets as D
 
 EXPECTED_SHAPES = {  # (n, d) produced from the pinned raw files
     "pima": (768, 9),

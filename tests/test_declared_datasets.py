@@ -1,6 +1,6 @@
-"""Logistic-regression data sets by declaration (src/lsvi/experiments/declared_datasets.py, config/datasets/):
+"""Logistic-regression data sets by declaration (src/lsvi/data/declared_datasets.py, config/datasets/):
 a declaration builds the same design as the project's own builder of that table, bad declarations are refused with a
-message that names the problem, `lsvi.experiments.logistic.problem` sets a declared data set up as Appendix C.2 does
+message that names the problem, `lsvi.papers.lsvi.logistic.problem` sets a declared data set up as Appendix C.2 does
 the paper's, the fingerprint of a run counts the declaration it reads, and a what-if runs Figure 1's comparison
 (notebook 20) on a data set declared outside the repository, at smoke, without touching the committed outputs.
 """
@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 import yaml
 
-from lsvi.experiments import datasets, declared_datasets as dd, logistic
+from lsvi.data import datasets, declared_datasets as dd
+from lsvi.papers.lsvi import logistic
 from lsvi.pipeline import fingerprint as fp
 from lsvi.pipeline.claims import read_claims
 from lsvi.pipeline.config import load_config

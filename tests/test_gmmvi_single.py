@@ -7,7 +7,7 @@ import gmmvi  # noqa: F401  (a missing baseline library must fail, not skip)
 import tensorflow as tf
 
 from lsvi.baselines import gmmvi_single, thin, to_natural  # noqa: E402
-from lsvi.experiments.datasets import load  # noqa: E402
+from lsvi.data.datasets import load  # noqa: E402
 from lsvi.core.targets import logistic_regression, paper_prior_variance  # noqa: E402
 
 MEAN = np.array([1.0, -2.0, 0.5])

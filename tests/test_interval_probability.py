@@ -1,11 +1,11 @@
-"""Section 4.1 / App. B.2 of RABVI: |I_η − I_ζ| ≤ √(KL(η | ζ)/2) — the measurement (`lsvi.checks.interval_probability`)
-and its claim builder (`lsvi.experiments.rabvi_interval_claims`), driven to PASS, FAIL and NOT ASSESSABLE."""
+"""Section 4.1 / App. B.2 of RABVI: |I_η − I_ζ| ≤ √(KL(η | ζ)/2) — the measurement (`lsvi.papers.rabvi.checks.interval_probability`)
+and its claim builder (`lsvi.papers.rabvi.interval_claims`), driven to PASS, FAIL and NOT ASSESSABLE."""
 import numpy as np
 from scipy.stats import norm
 
-from lsvi.checks import rabvi_theory as rt
-from lsvi.checks.interval_probability import interval_probability_gap
-from lsvi.experiments.rabvi_interval_claims import interval_probability_claims
+from lsvi.papers.rabvi.checks import theory as rt
+from lsvi.papers.rabvi.checks.interval_probability import interval_probability_gap
+from lsvi.papers.rabvi.interval_claims import interval_probability_claims
 
 
 def test_gap_is_the_exact_total_variation_in_one_dimension():

@@ -1,10 +1,12 @@
 """The package's areas import only the areas below them (README, "How the code is organised").
 
-    core         imports nothing else of the project (the algorithm library)
+    core         imports nothing else of the project (the algorithm library of the five papers)
     pipeline     imports nothing else of the project (config, claims, report, figures, ...)
     baselines    core
-    checks       core
-    experiments  core, baselines, checks, pipeline
+    exact        core (the exact toolkit of the theorem checks: quadrature maps, rates, statistics)
+    data         core, pipeline (data sets shared by several papers)
+    papers       core, baselines, exact, data, pipeline; one folder per paper, which imports another paper's folder
+                 only where CROSS_PAPER declares it
 """
 from __future__ import annotations
 
@@ -18,24 +20,27 @@ ALLOWED = {
     "core": {"core"},
     "pipeline": {"pipeline"},
     "baselines": {"core", "baselines"},
-    "checks": {"core", "checks"},
-    "experiments": {"core", "baselines", "checks", "pipeline", "experiments"},
+    "exact": {"core", "exact"},
+    "data": {"core", "pipeline", "data"},
+    "papers": {"core", "baselines", "exact", "data", "pipeline", "papers"},
 }
+PAPERS = {"lsvi", "rabvi", "ngvi", "alquier", "lsvi_rabvi"}
+CROSS_PAPER = {"lsvi_rabvi": {"lsvi", "rabvi"}}  # notebook 44: LSVI behind RABVI's interface
 
 
-def lsvi_imports(path: Path) -> set[str]:
-    """Areas (second component of ``lsvi.<area>...``) that ``path`` imports, "" for ``lsvi`` itself."""
+def lsvi_imports(path: Path, depth: int = 1) -> set[str]:
+    """Names ``lsvi.<a>`` (depth 1) or ``lsvi.<a>.<b>`` (depth 2) that ``path`` imports, "" for ``lsvi`` itself."""
     out = set()
     for node in ast.walk(ast.parse(path.read_text())):
         names = []
         if isinstance(node, ast.Import):
             names = [a.name for a in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            names = [node.module] + ([f"{node.module}.{a.name}" for a in node.names] if node.module == "lsvi" else [])
+            names = [node.module] + [f"{node.module}.{a.name}" for a in node.names]
         for n in names:
             parts = n.split(".")
             if parts[0] == "lsvi":
-                out.add(parts[1] if len(parts) > 1 else "")
+                out.add(".".join(parts[1:1 + depth]) if len(parts) > 1 else "")
     return out
 
 
@@ -46,8 +51,24 @@ MODULES = sorted(p for p in SRC.rglob("*.py") if p.parent != SRC)
 def test_an_area_imports_only_the_areas_below_it(path):
     area = path.relative_to(SRC).parts[0]
     assert area in ALLOWED, f"{path}: unknown area {area!r}; add it to the README and to ALLOWED"
-    bad = lsvi_imports(path) - ALLOWED[area] - {""}
+    bad = {a for a in lsvi_imports(path) if a.split(".")[0] not in ALLOWED[area]} - {""}
     assert not bad, f"{path.relative_to(SRC)} ({area}) imports {sorted(bad)}"
+
+
+@pytest.mark.parametrize("path", sorted((SRC / "papers").rglob("*.py")), ids=lambda p: str(p.relative_to(SRC)))
+def test_a_paper_imports_another_paper_only_where_declared(path):
+    paper = path.relative_to(SRC / "papers").parts[0]
+    assert paper in PAPERS, f"{path}: unknown paper folder {paper!r}; add it to PAPERS and to the README"
+    used = {a.split(".")[1] for a in lsvi_imports(path, depth=2) if a.startswith("papers.") and "." in a}
+    bad = used - {paper} - CROSS_PAPER.get(paper, set())
+    assert not bad, f"{path.relative_to(SRC)} (paper {paper}) imports the folders of {sorted(bad)}; declare it in CROSS_PAPER"
+
+
+def test_every_paper_folder_has_a_readme_citing_its_paper():
+    for paper in PAPERS:
+        readme = SRC / "papers" / paper / "README.md"
+        assert readme.is_file(), f"src/lsvi/papers/{paper}/README.md is missing"
+        assert "notebook" in readme.read_text().lower()
 
 
 def test_the_top_level_package_exposes_the_core_only():
@@ -55,5 +76,6 @@ def test_the_top_level_package_exposes_the_core_only():
 
 
 def test_the_checker_sees_imports():
-    """The test above could pass by reading nothing: check it on a module with known imports."""
-    assert lsvi_imports(SRC / "experiments" / "logistic.py") >= {"core", "pipeline"}
+    """The tests above could pass by reading nothing: check them on modules with known imports."""
+    assert lsvi_imports(SRC / "papers" / "lsvi" / "logistic.py") >= {"core", "pipeline", "data"}
+    assert "papers.lsvi" in lsvi_imports(SRC / "papers" / "lsvi_rabvi" / "stopping.py", depth=2)

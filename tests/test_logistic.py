@@ -1,4 +1,4 @@
-"""`lsvi.experiments.logistic`: the Appendix C.2 set-ups, the scores, and the timing command line."""
+"""`lsvi.papers.lsvi.logistic`: the Appendix C.2 set-ups, the scores, and the timing command line."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 from scipy.optimize import minimize
 
 from lsvi.core import kernel, step_size
-from lsvi.experiments import logistic
+from lsvi.papers.lsvi import logistic
 from lsvi.core.families import gaussian_fullcov
 from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_from_natural
 

@@ -1,4 +1,4 @@
-"""`lsvi.experiments.logistic_claims`: every builder of notebooks 20–24, fed synthetic measurements
+"""`lsvi.papers.lsvi.logistic_claims`: every builder of notebooks 20–24, fed synthetic measurements
 whose answer is known, gives PASS, FAIL and NOT ASSESSABLE where it should, and decides whether a
 row counts by the run's settings, never by its outcome (a PASS and a FAIL count alike)."""
 from types import SimpleNamespace
@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from lsvi.checks import statistics
-from lsvi.experiments import logistic, logistic_claims as lc
+from lsvi.exact import statistics
+from lsvi.papers.lsvi import logistic, logistic_claims as lc
 from lsvi.pipeline.claims import KINDS
 
 KEYS = {"id", "source", "paper", "measured", "criterion", "passed", "note", "assessable", "kind"}
@@ -423,7 +423,7 @@ def test_table1_memory_and_all_ran():
 
 
 def test_interleaved_run_times_alternate_the_order_and_pair_the_seeds(monkeypatch):
-    from lsvi.experiments import logistic_interleaved as li
+    from lsvi.papers.lsvi import logistic_interleaved as li
 
     calls = []
 
@@ -445,7 +445,7 @@ def test_interleaved_run_times_alternate_the_order_and_pair_the_seeds(monkeypatc
 def test_table1_orderings_time_lsvi_rows_at_the_table1_settings():
     """The compiled path: Pima Alg. 1 and NGD at Table 1's N and T scaled by the factors
     (N kept above 1.2 m), two rounds each, every time finite."""
-    from lsvi.experiments import logistic_interleaved as li
+    from lsvi.papers.lsvi import logistic_interleaved as li
 
     times, settings = li.table1_orderings({"pima": [0.001, 0.1]}, [("pima", "alg1 sch. 3", "ngd sch. 2")], 2)
     m = logistic.problem("pima").family.num_params

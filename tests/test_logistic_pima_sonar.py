@@ -1,7 +1,7 @@
 """What notebooks 20–21 (Pima, Sonar) add to the library: the NUTS reference level
-(`lsvi.experiments.logistic.moment_matched_anchor`), the convergence and blow-up readings of a KL curve,
+(`lsvi.papers.lsvi.logistic.moment_matched_anchor`), the convergence and blow-up readings of a KL curve,
 the authors' residual of Algorithm 4 (`residual="Z"` of `lsvi.core.algorithms.lsvi_fc`), and Figures 1
-and 4 (`lsvi.experiments.plotting.logistic`)."""
+and 4 (`lsvi.papers.lsvi.plotting.logistic`)."""
 import jax
 import jax.numpy as jnp
 import matplotlib
@@ -12,8 +12,8 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from lsvi.core.algorithms import lsvi_fc as fc  # noqa: E402
-from lsvi.experiments import logistic
-from lsvi.experiments.plotting import logistic as plotting
+from lsvi.papers.lsvi import logistic
+from lsvi.papers.lsvi.plotting import logistic as plotting
 from lsvi.core import algorithms, kernel, step_size  # noqa: E402
 from lsvi.core.families import gaussian_fullcov, gaussian_meanfield  # noqa: E402
 from lsvi.core.families.gaussian import fullcov_precision_cholesky, fullcov_to_natural, meanfield_to_natural  # noqa: E402

@@ -1,4 +1,4 @@
-"""RABVI's termination rule on LSVI (notebook 44, `lsvi.experiments.lsvi_rabvi_stopping`)."""
+"""RABVI's termination rule on LSVI (notebook 44, `lsvi.papers.lsvi_rabvi.stopping`)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,9 +10,9 @@ from lsvi.core.bbvi import optimizers
 from lsvi.core.bbvi.rabvi import Epoch, RabviResult, rabvi
 from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
-from lsvi.experiments import logistic
-from lsvi.experiments import lsvi_rabvi_stopping as stopping
-from lsvi.experiments import lsvi_rabvi_stopping_claims as stopping_claims
+from lsvi.papers.lsvi import logistic
+from lsvi.papers.lsvi_rabvi import stopping
+from lsvi.papers.lsvi_rabvi import stopping_claims
 
 jax.config.update("jax_enable_x64", True)
 
@@ -215,7 +215,7 @@ def test_figure(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from lsvi.experiments.plotting import lsvi_rabvi_stopping as plotting
+    from lsvi.papers.lsvi_rabvi import plotting
 
     eps = [_epoch(0.5), _epoch(0.25, 1e-3, 3.0, np.nan), _epoch(0.125, 3e-4, 3.0, 1.0), _epoch(0.0625, 1e-4, 3.0, 1.0)]
     stop = stopping.StopResult(RabviResult(None, False, True, 400, eps), 2, None, 300, 300, 1, 0.0)
@@ -237,7 +237,7 @@ def test_figure_shows_an_unconverged_epoch(tmp_path):
     import matplotlib
 
     matplotlib.use("Agg")
-    from lsvi.experiments.plotting import lsvi_rabvi_stopping as plotting
+    from lsvi.papers.lsvi_rabvi import plotting
 
     stop = stopping.StopResult(RabviResult(None, False, False, 5000, [_epoch(0.5, success=False, iterations=5000)]),
                                None, None, 5000, 5000, 1, 0.0)

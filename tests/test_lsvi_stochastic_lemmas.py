@@ -1,6 +1,6 @@
 """Lemmas D.4, D.6, D.7, D.10 and the μ = 0 rate (notebook 12): the numerical functions of
-`lsvi.checks.stochastic_lemmas` on small closed-form cases, and the claim builders of
-`lsvi.experiments.lsvi_lemmas_claims` driven to PASS, FAIL and NOT ASSESSABLE with synthetic inputs."""
+`lsvi.papers.lsvi.checks.stochastic_lemmas` on small closed-form cases, and the claim builders of
+`lsvi.papers.lsvi.lemmas_claims` driven to PASS, FAIL and NOT ASSESSABLE with synthetic inputs."""
 import math
 
 import jax
@@ -9,13 +9,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lsvi.checks import rates
-from lsvi.checks import stochastic_lemmas as sl
-from lsvi.checks.statistics import SlopeFit
+from lsvi.exact import rates
+from lsvi.papers.lsvi.checks import stochastic_lemmas as sl
+from lsvi.exact.statistics import SlopeFit
 from lsvi.core.families import bernoulli, gaussian_fullcov
 from lsvi.core.families.bernoulli import bernoulli_to_natural
 from lsvi.core.families.gaussian import fullcov_to_natural
-from lsvi.experiments import lsvi_lemmas_claims as lc
+from lsvi.papers.lsvi import lemmas_claims as lc
 from lsvi.pipeline.claims import KINDS, claim
 
 

@@ -1,14 +1,14 @@
-"""Notebook 50 (Wu & Gardner 2024): `lsvi.checks.ngvi_rates` and `lsvi.experiments.ngvi_conjugate`."""
+"""Notebook 50 (Wu & Gardner 2024): `lsvi.papers.ngvi.checks.rates` and `lsvi.papers.ngvi.conjugate`."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
 
-from lsvi.checks import ngvi_rates as nr
+from lsvi.papers.ngvi.checks import rates as nr
 from lsvi.core.losses import kl_gaussian
 from lsvi.pipeline.claims import claim
-from lsvi.experiments import ngvi_conjugate as nc
-from lsvi.experiments.plotting import ngvi_conjugate as plotting
+from lsvi.papers.ngvi import conjugate as nc
+from lsvi.papers.ngvi.plotting import conjugate as plotting
 
 jax.config.update("jax_enable_x64", True)
 P = nr.simulated(0, 40, 2, s=0.7)

@@ -1,16 +1,16 @@
-"""Notebook 50, section 4 (Wu & Gardner 2024, Appendices A.1, A.2, C): `lsvi.checks.ngvi_lemmas` against closed forms on
-small cases, and every claim builder of `lsvi.experiments.ngvi_lemmas_claims` driven to PASS and to FAIL."""
+"""Notebook 50, section 4 (Wu & Gardner 2024, Appendices A.1, A.2, C): `lsvi.papers.ngvi.checks.lemmas` against closed forms on
+small cases, and every claim builder of `lsvi.papers.ngvi.lemmas_claims` driven to PASS and to FAIL."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 from scipy.optimize import linprog
 
-from lsvi.checks import ngvi_lemmas as nl
-from lsvi.checks import ngvi_rates as nr
+from lsvi.papers.ngvi.checks import lemmas as nl
+from lsvi.papers.ngvi.checks import rates as nr
 from lsvi.core.losses import kl_gaussian_symmetric
-from lsvi.experiments import ngvi_conjugate as nc
-from lsvi.experiments import ngvi_lemmas_claims as nlc
+from lsvi.papers.ngvi import conjugate as nc
+from lsvi.papers.ngvi import lemmas_claims as nlc
 
 jax.config.update("jax_enable_x64", True)
 P = nr.simulated(0, 12, 2, s=0.8)

@@ -4,13 +4,13 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi.checks import ngvi_landscape as nl
+from lsvi.papers.ngvi.checks import landscape as nl
 from lsvi.core.families.gaussian import fullcov_to_natural
 from lsvi.core.losses import kl_gaussian
 from lsvi.pipeline.claims import claim
-from lsvi.experiments import ngvi_nonconjugate as nc
-from lsvi.experiments import ngvi_nonconjugate_claims as claims51
-from lsvi.experiments.plotting import ngvi_nonconjugate as plotting
+from lsvi.papers.ngvi import nonconjugate as nc
+from lsvi.papers.ngvi import nonconjugate_claims as claims51
+from lsvi.papers.ngvi.plotting import nonconjugate as plotting
 
 jax.config.update("jax_enable_x64", True)
 NODES = nl.hermite_nodes(48)

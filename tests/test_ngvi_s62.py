@@ -3,8 +3,8 @@ import jax
 import numpy as np
 
 jax.config.update("jax_enable_x64", True)
-from lsvi.experiments import ngvi_nonconjugate as nc
-from lsvi.experiments import ngvi_nonconjugate_claims as cl
+from lsvi.papers.ngvi import nonconjugate as nc
+from lsvi.papers.ngvi import nonconjugate_claims as cl
 
 
 def test_speedups_and_censoring():

@@ -3,8 +3,8 @@ import numpy as np
 import pytest
 
 jax.config.update("jax_enable_x64", True)
-from lsvi.experiments import ngvi_svgp as sv
-from lsvi.experiments import ngvi_svgp_claims as sc
+from lsvi.papers.ngvi import svgp as sv
+from lsvi.papers.ngvi import svgp_claims as sc
 
 
 @pytest.fixture(scope="module")

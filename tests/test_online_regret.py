@@ -1,10 +1,10 @@
-"""`lsvi.checks.online_regret`: Donsker–Varadhan, the EWA bound by hand, L and γ, the ELBO argmins."""
+"""`lsvi.papers.alquier.checks.online_regret`: Donsker–Varadhan, the EWA bound by hand, L and γ, the ELBO argmins."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi.checks import online_regret as orr
+from lsvi.papers.alquier.checks import online_regret as orr
 from lsvi.core import online
 
 RNG = np.random.default_rng(1)

@@ -1,9 +1,10 @@
-"""`lsvi.experiments.online_vi` and the two data sets it adds (Breast, Boston)."""
+"""`lsvi.papers.alquier.online_vi` and the two data sets it adds (Breast, Boston)."""
 import jax.numpy as jnp
 import numpy as np
 
 from lsvi.core import online
-from lsvi.experiments import datasets, online_vi
+from lsvi.data import datasets
+from lsvi.papers.alquier import online_vi
 
 
 def test_breast_and_boston_builders():

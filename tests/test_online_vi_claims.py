@@ -1,9 +1,9 @@
-"""The claim builders of notebook 52 (`lsvi.experiments.online_vi_claims`): each must PASS, FAIL and, where it has
+"""The claim builders of notebook 52 (`lsvi.papers.alquier.online_vi_claims`): each must PASS, FAIL and, where it has
 the branch, be NOT ASSESSABLE on synthetic measurements."""
 import numpy as np
 import pandas as pd
 
-from lsvi.experiments import online_vi_claims as oc
+from lsvi.papers.alquier import online_vi_claims as oc
 from lsvi.pipeline.claims import claim
 
 

@@ -1,4 +1,4 @@
-"""Figures of notebooks 22–24 (`lsvi.experiments.plotting.logistic`): what each axis shows."""
+"""Figures of notebooks 22–24 (`lsvi.papers.lsvi.plotting.logistic`): what each axis shows."""
 import matplotlib
 
 matplotlib.use("Agg")
@@ -6,7 +6,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from lsvi.experiments.plotting import logistic as plotting  # noqa: E402
+from lsvi.papers.lsvi.plotting import logistic as plotting  # noqa: E402
 
 T = np.array([0, 1, 3, 10, 30, 60])
 Y = np.array([[9.0, 7.0, 5.0, 4.0, 3.0, 2.5], [9.0, 7.5, 5.5, 4.2, 3.1, 2.6]])

@@ -1,8 +1,8 @@
-"""`lsvi.experiments.plotting.online_vi`: the figures draw what they are given."""
+"""`lsvi.papers.alquier.plotting.online_vi`: the figures draw what they are given."""
 import numpy as np
 import pandas as pd
 
-from lsvi.experiments.plotting import online_vi as plotting
+from lsvi.papers.alquier.plotting import online_vi as plotting
 
 
 def test_thm_ewa_regret_panels():

@@ -1,4 +1,4 @@
-"""Figures of Sections 5.2–5.3 (`lsvi.experiments.plotting.vs_bsl`): every method the caption names is
+"""Figures of Sections 5.2–5.3 (`lsvi.papers.lsvi.plotting.selection_and_bsl`): every method the caption names is
 drawn, with the spread the caption names, and the axis ranges show the comparison."""
 import matplotlib
 
@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsvi.experiments.plotting import vs_bsl
+from lsvi.papers.lsvi.plotting import selection_and_bsl as vs_bsl
 
 
 def test_fig02_one_panel_per_lsvi_setting_with_min_max_arrows():

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lsvi.experiments import posteriordb as pdb
-from lsvi.experiments import posteriordb_models as pm
+from lsvi.papers.rabvi import posteriordb as pdb
+from lsvi.papers.rabvi import posteriordb_models as pm
 
 jax.config.update("jax_enable_x64", True)
 

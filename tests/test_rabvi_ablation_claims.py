@@ -1,12 +1,12 @@
-"""Notebook 43's claim builders (lsvi.experiments.rabvi_ablation_claims) on synthetic measurements: PASS, FAIL and
+"""Notebook 43's claim builders (lsvi.papers.rabvi.ablation_claims) on synthetic measurements: PASS, FAIL and
 NOT ASSESSABLE cases of the detection comparison and of every ablation row."""
 from __future__ import annotations
 
 import numpy as np
 
 from lsvi.core.bbvi.detection import Trigger
-from lsvi.experiments import rabvi_ablation_claims as rc
-from lsvi.experiments import rabvi_ablations as ra
+from lsvi.papers.rabvi import ablation_claims as rc
+from lsvi.papers.rabvi import ablations as ra
 
 ON, EARLY, LATE, NEVER = Trigger(600, 100), Trigger(400, 300), Trigger(5000, 300), Trigger(None, 0)  # k_ref = 500
 

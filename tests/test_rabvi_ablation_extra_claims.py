@@ -1,15 +1,15 @@
-"""Notebook 43's added claim builders (lsvi.experiments.rabvi_ablation_claims): Dhaka et al.'s W = 100 window, Fig. 6b
+"""Notebook 43's added claim builders (lsvi.papers.rabvi.ablation_claims): Dhaka et al.'s W = 100 window, Fig. 6b
 (mcycle_gp) and the Section 7 overhead of the eq. 21 fit, driven to PASS, FAIL and NOT ASSESSABLE with synthetic inputs;
-and the timing wrapper of lsvi.experiments.rabvi_regression_overhead."""
+and the timing wrapper of lsvi.papers.rabvi.regression_overhead."""
 from __future__ import annotations
 
 import numpy as np
 
 from lsvi.core.bbvi import rabvi
 from lsvi.core.bbvi.detection import Trigger
-from lsvi.experiments import rabvi_ablation_claims as rc
-from lsvi.experiments import rabvi_ablations as ra
-from lsvi.experiments import rabvi_regression_overhead as ro
+from lsvi.papers.rabvi import ablation_claims as rc
+from lsvi.papers.rabvi import ablations as ra
+from lsvi.papers.rabvi import regression_overhead as ro
 
 ON, EARLY, LATE, NEVER = Trigger(600, 100), Trigger(400, 100), Trigger(5000, 300), Trigger(None, 0)  # k_ref = 500
 
@@ -120,7 +120,7 @@ def test_overhead_run_small():
 
 
 def test_fig06_placeholder_and_w100_line(tmp_path):
-    from lsvi.experiments.plotting import rabvi_ablations as plotting
+    from lsvi.papers.rabvi.plotting import ablations as plotting
 
     plotting.rabvi_fig06_detection([], 0.1, "Fig. 6b").savefig(tmp_path / "p.png")
     s = {**_study(EARLY, NEVER, rhat=NEVER), "distance": np.linspace(5, 1, 3001)}

@@ -1,12 +1,12 @@
-"""Fig. 6 / Section 7.3 runner of the RABVI paper (lsvi.experiments.rabvi_ablations), its claims and figures."""
+"""Fig. 6 / Section 7.3 runner of the RABVI paper (lsvi.papers.rabvi.ablations), its claims and figures."""
 import jax.numpy as jnp
 import matplotlib
 import numpy as np
 
 from lsvi.core.bbvi import detection, families
-from lsvi.experiments import rabvi_ablation_claims as rc
-from lsvi.experiments import rabvi_ablations as ra
-from lsvi.experiments.plotting import rabvi_ablations as plotting
+from lsvi.papers.rabvi import ablation_claims as rc
+from lsvi.papers.rabvi import ablations as ra
+from lsvi.papers.rabvi.plotting import ablations as plotting
 
 matplotlib.use("Agg")
 

@@ -1,13 +1,13 @@
-"""Every claim builder of `lsvi.experiments.rabvi_claims` (notebooks 40 and 41) on synthetic measurements: inputs that
+"""Every claim builder of `lsvi.papers.rabvi.claims` (notebooks 40 and 41) on synthetic measurements: inputs that
 must give PASS, inputs that must give FAIL, and the NOT ASSESSABLE branches; the kind of every row."""
 import numpy as np
 import pytest
 
-from lsvi.checks import rabvi_theory as rt
-from lsvi.checks.statistics import SlopeFit
+from lsvi.papers.rabvi.checks import theory as rt
+from lsvi.exact.statistics import SlopeFit
 from lsvi.core.bbvi.faso import chi
 from lsvi.core.bbvi.rabvi import Epoch, RabviResult
-from lsvi.experiments import rabvi_claims as rc
+from lsvi.papers.rabvi import claims as rc
 
 KINDS = {"paper", "reading", "illustration", "beyond", "reference"}
 

@@ -8,7 +8,7 @@ import numpy as np
 
 from lsvi.core import targets
 from lsvi.core.bbvi import families, kernel, optimizers, rabvi
-from lsvi.experiments import rabvi_gaussian as rg
+from lsvi.papers.rabvi import gaussian as rg
 
 
 def test_next_epoch_equals_the_rule_off_run():

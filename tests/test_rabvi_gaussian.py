@@ -8,7 +8,7 @@ from scipy.optimize import minimize
 
 from lsvi.core import targets
 from lsvi.core.bbvi import families, kernel, optimizers
-from lsvi.experiments import rabvi_gaussian as rg
+from lsvi.papers.rabvi import gaussian as rg
 
 
 @pytest.mark.parametrize("name, lo, hi", [("identity", 1, 1), ("diagonal", 99, 101), ("uniform", 350, 450),

@@ -1,9 +1,9 @@
 """Claim builders of notebook 41 for ADVI (Fig. 7) and NGD (Fig. C.10) on synthetic study dictionaries: the criteria
-fixed before the runs decide PASS / FAIL / assessability as documented in `lsvi.experiments.rabvi_claims`."""
+fixed before the runs decide PASS / FAIL / assessability as documented in `lsvi.papers.rabvi.claims`."""
 import numpy as np
 
 from lsvi.core.bbvi.rabvi import Epoch, RabviResult
-from lsvi.experiments import rabvi_claims as rc
+from lsvi.papers.rabvi import claims as rc
 
 
 def _run(final, iterations=3000, success=True, terminated=True):

@@ -8,7 +8,7 @@ import pytest
 
 from lsvi.core import targets
 from lsvi.core.bbvi import families, kernel, optimizers
-from lsvi.experiments import rabvi_gaussian as rg
+from lsvi.papers.rabvi import gaussian as rg
 
 
 def test_ngd_direction_is_the_inverse_fisher_times_the_gradient():

@@ -1,4 +1,4 @@
-"""RABVI vs HMC at equal cost (lsvi.experiments.rabvi_hmc_flows), NUTS cost paths, claims and figures."""
+"""RABVI vs HMC at equal cost (lsvi.papers.rabvi.hmc_flows), NUTS cost paths, claims and figures."""
 import jax
 import jax.numpy as jnp
 import matplotlib
@@ -8,12 +8,12 @@ import pytest
 
 from lsvi.baselines import nuts
 from lsvi.core.bbvi import families, kernel, optimizers
-from lsvi.experiments import approximation_metrics as metrics
-from lsvi.experiments import posteriordb_models as pm
-from lsvi.experiments import rabvi_hmc_flows as hf
-from lsvi.experiments import rabvi_hmc_flows_claims as hc
-from lsvi.experiments import rabvi_posteriordb as rp
-from lsvi.experiments.plotting import rabvi_hmc_flows as plotting
+from lsvi.papers.rabvi import approximation_metrics as metrics
+from lsvi.papers.rabvi import posteriordb_models as pm
+from lsvi.papers.rabvi import hmc_flows as hf
+from lsvi.papers.rabvi import hmc_flows_claims as hc
+from lsvi.papers.rabvi import posteriordb_study as rp
+from lsvi.papers.rabvi.plotting import hmc_flows as plotting
 
 matplotlib.use("Agg")
 jax.config.update("jax_enable_x64", True)

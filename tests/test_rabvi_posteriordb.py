@@ -11,10 +11,10 @@ from lsvi.baselines import nuts
 from lsvi.core import targets
 from lsvi.core.bbvi import families, kernel, optimizers, rabvi
 from lsvi.core.bbvi.rabvi import Epoch, RabviResult
-from lsvi.experiments import posteriordb as pdb
-from lsvi.experiments import posteriordb_models as pm
-from lsvi.experiments import rabvi_posteriordb as rp
-from lsvi.experiments import rabvi_posteriordb_claims as pc
+from lsvi.papers.rabvi import posteriordb as pdb
+from lsvi.papers.rabvi import posteriordb_models as pm
+from lsvi.papers.rabvi import posteriordb_study as rp
+from lsvi.papers.rabvi import posteriordb_claims as pc
 
 jax.config.update("jax_enable_x64", True)
 
@@ -114,7 +114,7 @@ def test_claims_logic():
 
 
 def test_accuracy_figure_plots_the_curves(tmp_path):
-    from lsvi.experiments.plotting import rabvi_posteriordb as plotting
+    from lsvi.papers.rabvi.plotting import posteriordb as plotting
 
     st = {"a": _study("a", [_curve("RABVI MF", [100, 200], [1.0, 0.5], 200, 0.5), _curve("Adam", [100, 200], [2.0, 1e5]),
                             _curve("RABVI FR", [100, 200], [3.0, 3.0], 100, 3.0)])}
@@ -165,7 +165,7 @@ def test_mmd_path_is_near_its_floor_at_the_target_and_grows_with_the_shift():
 
 
 def test_mmd_claim_logic_and_figure_row(tmp_path):
-    from lsvi.experiments.plotting import rabvi_posteriordb as plotting
+    from lsvi.papers.rabvi.plotting import posteriordb as plotting
 
     def study(short, mmd, floor=1e-4):
         c = _curve("RABVI MF", [100, 200, 300], [1.0, 0.5, 0.4], 200, 0.5)._replace(
@@ -191,7 +191,7 @@ def test_mmd_claim_logic_and_figure_row(tmp_path):
 def test_xi_repeats_reproduces_the_study_runs_at_the_same_seed():
     """Fig. 2's extra seeds (rabvi_posteriordb_xi): seed s gives the curves study_posterior gives at seed s; another
     seed gives other runs."""
-    from lsvi.experiments import rabvi_posteriordb_xi as rx
+    from lsvi.papers.rabvi import posteriordb_xi as rx
 
     st = rp.study_posterior("gp_regr", num_steps=200, k_max=600, baselines=[], xis=[0.2, 0.1], faso_gamma=None, seed=0)
     (same, other), xi = rx.xi_repeats("gp_regr", st["reference"], [0.2, 0.1], [0, 1], k_max=600), pc.xi_curves(st)

@@ -1,13 +1,13 @@
-"""Notebook 42's claim builders (lsvi.experiments.rabvi_posteriordb_claims) on synthetic measurements: each row must
+"""Notebook 42's claim builders (lsvi.papers.rabvi.posteriordb_claims) on synthetic measurements: each row must
 give PASS on measurements that satisfy its criterion, FAIL on others, and NOT ASSESSABLE where the builder says so."""
 from __future__ import annotations
 
 import numpy as np
 
-from lsvi.experiments import posteriordb as pdb
-from lsvi.experiments import rabvi_posteriordb as rp
-from lsvi.experiments import rabvi_posteriordb_claims as pc
-from lsvi.experiments.posteriordb_models import TranslationCheck
+from lsvi.papers.rabvi import posteriordb as pdb
+from lsvi.papers.rabvi import posteriordb_study as rp
+from lsvi.papers.rabvi import posteriordb_claims as pc
+from lsvi.papers.rabvi.posteriordb_models import TranslationCheck
 
 
 def _status(row):

@@ -4,7 +4,7 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from lsvi.experiments import rabvi_claims as rc
+from lsvi.papers.rabvi import claims as rc
 
 OK = SimpleNamespace(success=True, terminated=True, iterations=4000)
 
@@ -65,7 +65,7 @@ def test_t_interval_matches_scipy_and_degenerate_cases():
     import numpy as np
     from scipy import stats
 
-    from lsvi.checks.intervals import t_interval
+    from lsvi.exact.intervals import t_interval
 
     x = np.array([0.1, 0.4, -0.2, 0.3, 0.25])
     m, lo, hi = t_interval(x)

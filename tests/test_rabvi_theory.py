@@ -1,8 +1,8 @@
-"""lsvi.checks.rabvi_theory, lsvi.experiments.rabvi_claims and the notebook 40 figures."""
+"""lsvi.papers.rabvi.checks.theory, lsvi.papers.rabvi.claims and the notebook 40 figures."""
 import numpy as np
 import pytest
 
-from lsvi.checks import rabvi_theory as rt
+from lsvi.papers.rabvi.checks import theory as rt
 from lsvi.core.bbvi.faso import chi
 
 
@@ -58,8 +58,8 @@ def test_stationary_psi_bias_is_negative_and_shrinks_with_gamma():
 
 
 def test_figures_and_claims(tmp_path):
-    from lsvi.experiments import rabvi_claims as rc
-    from lsvi.experiments.plotting import rabvi as plotting
+    from lsvi.papers.rabvi import claims as rc
+    from lsvi.papers.rabvi.plotting import gaussian as plotting
 
     V = np.array([[1.0, 0.5], [0.5, 2.0]])
     study = rt.stationary_study(V, "sgd", [0.2, 0.1, 0.05], 8, 600, 200)

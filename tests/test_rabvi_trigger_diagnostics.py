@@ -5,9 +5,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi.experiments import rabvi_trigger_claims as tc
-from lsvi.experiments import rabvi_trigger_diagnostics as td
-from lsvi.experiments.rabvi_posteriordb import Curve
+from lsvi.papers.rabvi import trigger_claims as tc
+from lsvi.papers.rabvi import trigger_diagnostics as td
+from lsvi.papers.rabvi.posteriordb_study import Curve
 
 jax.config.update("jax_enable_x64", True)
 

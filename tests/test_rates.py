@@ -1,4 +1,4 @@
-"""Unit tests of lsvi.checks.rates (helpers of notebooks 12–13: Theorem 3.4, Theorems 4.1 / D.2)."""
+"""Unit tests of lsvi.exact.rates (helpers of notebooks 12–13: Theorem 3.4, Theorems 4.1 / D.2)."""
 import math
 
 import jax
@@ -9,7 +9,7 @@ import pytest
 from lsvi.core import kernel
 from lsvi.core import quadrature as exact
 from lsvi.core.algorithms import lsvi_generic as generic
-from lsvi.checks import rates
+from lsvi.exact import rates
 from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
 from lsvi.core.step_size import constant

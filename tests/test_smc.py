@@ -1,15 +1,15 @@
-"""The variable-selection baseline (particles' waste-free tempering SMC, `lsvi.experiments.smc`), LSVI
-(`lsvi.experiments.variable_selection_lsvi`) and the scores of Figure 8
-(`lsvi.experiments.variable_selection_scores`), against exact enumeration on a small synthetic problem
-(d = 10), and the fresh-process command line (`lsvi.experiments.variable_selection_cli`)."""
+"""The variable-selection baseline (particles' waste-free tempering SMC, `lsvi.papers.lsvi.smc`), LSVI
+(`lsvi.papers.lsvi.variable_selection_lsvi`) and the scores of Figure 8
+(`lsvi.papers.lsvi.variable_selection_scores`), against exact enumeration on a small synthetic problem
+(d = 10), and the fresh-process command line (`lsvi.papers.lsvi.variable_selection_cli`)."""
 import numpy as np
 import pytest
 
 from lsvi.core import step_size
-from lsvi.experiments.smc import num_chains, run_tempering_smc
-from lsvi.experiments.variable_selection import log_posterior, vs_posterior
-from lsvi.experiments.variable_selection_lsvi import exact_lsvi, exact_marginals, kl_bernoulli_to_posterior, run_lsvi
-from lsvi.experiments.variable_selection_scores import (bernoulli_log_q, bernoulli_scores, empirical_measure,
+from lsvi.papers.lsvi.smc import num_chains, run_tempering_smc
+from lsvi.papers.lsvi.variable_selection import log_posterior, vs_posterior
+from lsvi.papers.lsvi.variable_selection_lsvi import exact_lsvi, exact_marginals, kl_bernoulli_to_posterior, run_lsvi
+from lsvi.papers.lsvi.variable_selection_scores import (bernoulli_log_q, bernoulli_scores, empirical_measure,
                                                         marginal_gap, score_summary, smc_scores)
 
 
@@ -148,11 +148,11 @@ def test_rejected_steps_are_reported(problem):
 
 
 def test_command_line_writes_the_runs_of_one_method(tmp_path, capsys):
-    """`python -m lsvi.experiments.variable_selection_cli lsvi ...` (notebook 30's fresh-process
+    """`python -m lsvi.papers.lsvi.variable_selection_cli lsvi ...` (notebook 30's fresh-process
     runs), in-process on 3 predictors of Concrete + the intercept: one JSON line and the arrays."""
     import json
 
-    from lsvi.experiments import variable_selection_cli
+    from lsvi.papers.lsvi import variable_selection_cli
     from lsvi.pipeline.paths import DATA_DIR
 
     out = tmp_path / "lsvi.npz"

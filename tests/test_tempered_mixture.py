@@ -9,9 +9,9 @@ import pandas as pd
 matplotlib.use("Agg")
 jax.config.update("jax_enable_x64", True)
 
-from lsvi.experiments import tempered_mixture as tm  # noqa: E402
-from lsvi.experiments import tempered_mixture_claims as tc  # noqa: E402
-from lsvi.experiments.plotting import tempered_mixture as tp  # noqa: E402
+from lsvi.papers.alquier import tempered_mixture as tm  # noqa: E402
+from lsvi.papers.alquier import tempered_mixture_claims as tc  # noqa: E402
+from lsvi.papers.alquier.plotting import tempered_mixture as tp  # noqa: E402
 from lsvi.pipeline.claims import claim  # noqa: E402
 
 MEANS = np.array([[-1.0], [1.5]])

@@ -12,9 +12,9 @@ jax.config.update("jax_enable_x64", True)
 
 from lsvi.core import quadrature  # noqa: E402
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural  # noqa: E402
-from lsvi.experiments import tempered_vi as tv  # noqa: E402
-from lsvi.experiments import tempered_vi_claims as tc  # noqa: E402
-from lsvi.experiments.plotting import tempered_vi as tp  # noqa: E402
+from lsvi.papers.alquier import tempered_vi as tv  # noqa: E402
+from lsvi.papers.alquier import tempered_vi_claims as tc  # noqa: E402
+from lsvi.papers.alquier.plotting import tempered_vi as tp  # noqa: E402
 
 THETA0 = jnp.array([1.0, -1.0])
 A = jnp.array([0.3, -0.7])

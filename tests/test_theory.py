@@ -1,10 +1,10 @@
-"""lsvi.checks.theory: exact (quadrature) objects of Section 2 — uKL, KL, NGD, MD, fixed point."""
+"""lsvi.exact.theory: exact (quadrature) objects of Section 2 — uKL, KL, NGD, MD, fixed point."""
 import jax
 import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from lsvi.checks import theory as th
+from lsvi.exact import theory as th
 from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_to_natural
 

@@ -1,4 +1,4 @@
-"""lsvi.experiments.time_to_accuracy: time to threshold, the common-draws KL, LSVI traces."""
+"""lsvi.papers.lsvi.time_to_accuracy: time to threshold, the common-draws KL, LSVI traces."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -8,7 +8,7 @@ from lsvi.baselines import GaussianTrace
 from lsvi.core import algorithms, losses
 from lsvi.core.families import gaussian_fullcov
 from lsvi.core.families.gaussian import fullcov_to_natural
-from lsvi.experiments import time_to_accuracy as tta
+from lsvi.papers.lsvi import time_to_accuracy as tta
 
 jax.config.update("jax_enable_x64", True)
 

@@ -3,7 +3,7 @@ where the work that grows with N dominates (Figures 4 and 5, left)."""
 import numpy as np
 import pytest
 
-from lsvi.checks import statistics
+from lsvi.exact import statistics
 from lsvi.pipeline import timing
 
 N = np.array([500, 1000, 2000, 5000])

@@ -1,4 +1,4 @@
-"""Toads movement model, summaries, synthetic likelihood (lsvi.experiments.toads) and the RWMH wrapper (lsvi.baselines.rwmh)."""
+"""Toads movement model, summaries, synthetic likelihood (lsvi.papers.lsvi.toads) and the RWMH wrapper (lsvi.baselines.rwmh)."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -6,7 +6,7 @@ import pytest
 import scipy.stats as st
 
 from lsvi.baselines import rwmh
-from lsvi.experiments import toads
+from lsvi.papers.lsvi import toads
 
 # jit once per shape: op-by-op (eager) execution would compile every primitive separately
 _draws = jax.jit(toads.draws_from_uniforms, static_argnames="convention")

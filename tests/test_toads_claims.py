@@ -1,4 +1,4 @@
-"""What notebook 31 reads from its runs (`lsvi.experiments.toads_claims`): moments of the
+"""What notebook 31 reads from its runs (`lsvi.papers.lsvi.toads_claims`): moments of the
 approximations, the MCMC summary, Table 1's rows and the claims, on inputs whose answer is known."""
 from types import SimpleNamespace
 
@@ -9,7 +9,7 @@ import pandas as pd
 
 from lsvi.baselines import rwmh
 from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
-from lsvi.experiments import toads, toads_claims
+from lsvi.papers.lsvi import toads, toads_claims
 
 CFG = toads_claims.Settings(num_samples=100, num_iterations=50, num_sims=100, mcmc_steps=4_999, mcmc_burn_in=1_000,
                             mcmc_chains=2, mcmc_sigma=0.1, mcwm_steps=0)

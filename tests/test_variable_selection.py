@@ -2,7 +2,7 @@
 import jax.numpy as jnp
 import numpy as np
 
-from lsvi.experiments.variable_selection import log_posterior, saturated_residual_variance, vs_posterior
+from lsvi.papers.lsvi.variable_selection import log_posterior, saturated_residual_variance, vs_posterior
 
 
 def synthetic(n=80, d=8, seed=0):

@@ -1,10 +1,10 @@
-"""The claims and tables of notebook 30 (`lsvi.experiments.variable_selection_claims`): each
+"""The claims and tables of notebook 30 (`lsvi.papers.lsvi.variable_selection_claims`): each
 criterion passes, fails or is NOT ASSESSABLE on hand-made runs whose answer is known."""
 import numpy as np
 import pytest
 
-from lsvi.experiments import variable_selection_claims as vsc  # short name for the many calls below
-from lsvi.experiments.variable_selection_scores import ScoreSummary
+from lsvi.papers.lsvi import variable_selection_claims as vsc  # short name for the many calls below
+from lsvi.papers.lsvi.variable_selection_scores import ScoreSummary
 
 CFG = vsc.Settings(lsvi_num_samples=500, lsvi_num_steps=10, lsvi_repetitions=2, eps_alt=0.5,
                    smc_num_particles=1000, smc_len_chain=50, smc_runs=2)

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lsvi.baselines import viabel_faso as vf
-from lsvi.experiments import rabvi_gaussian as rg
+from lsvi.papers.rabvi import gaussian as rg
 
 
 def test_shims_only_inside_context():

@@ -1,14 +1,17 @@
 """lsvi: Least Squares Variational Inference (Le Fay, Chopin, Barthelmé, NeurIPS 2025).
 
-The package has five areas, each importing only the ones before it:
+The package has six areas, each importing only the ones before it:
 
-* `lsvi.core`         the algorithm library (families, the LSVI step, Algorithms 1–4, NGD,
-                      losses, quadrature, targets); imports nothing else of the project
-* `lsvi.baselines`    thin wrappers of the libraries the experiments compare with
-* `lsvi.checks`       helpers of the theorem-check notebooks (exact maps, rates, statistics)
-* `lsvi.experiments`  the paper's experiments: data sets, problems, simulators, runners, plots
+* `lsvi.core`         the algorithm library of the five papers (LSVI: families, the LSVI step,
+                      Algorithms 1–4, NGD; RABVI / FASO in `core.bbvi`; Wu & Gardner's NGVI in
+                      `core.ngvi`; Alquier's online methods in `core.online`); imports nothing else
 * `lsvi.pipeline`     configuration, claims, report, figures, paths, timing, the notebook run
-                      context (imports none of the above)
+                      context (imports nothing else either)
+* `lsvi.baselines`    thin wrappers of the libraries the experiments compare with
+* `lsvi.exact`        the exact toolkit of the theorem checks (quadrature maps, rates, statistics)
+* `lsvi.data`         the data sets shared by the papers' experiments
+* `lsvi.papers`       one folder per paper (lsvi, rabvi, ngvi, alquier; lsvi_rabvi for notebook 44):
+                      its experiments, checks, claims and figures
 
 For your own model, one call (see `lsvi.fit`)::
 

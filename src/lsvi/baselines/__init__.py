@@ -18,7 +18,7 @@ every baseline.
 `BASELINES` maps a name to a fit function with one signature,
 ``fit(problem, num_iterations, num_samples=None, seed=0, **options) -> GaussianTrace``, where
 ``problem`` is any object with the attributes of `LogisticProblem` (e.g.
-`lsvi.experiments.logistic.Problem`) and ``num_samples=None`` keeps the library's default.
+`lsvi.papers.lsvi.logistic.Problem`) and ``num_samples=None`` keeps the library's default.
 A new baseline is one module with a ``fit_problem`` function of that signature plus one
 entry in `BASELINES`; the module is imported at the first call (PyMC, TensorFlow and
 Blackjax are heavy imports).
@@ -63,7 +63,7 @@ class GaussianTrace(NamedTuple):
 
 
 class LogisticProblem(Protocol):
-    """What a baseline reads of a problem (`lsvi.experiments.logistic.Problem` has it):
+    """What a baseline reads of a problem (`lsvi.papers.lsvi.logistic.Problem` has it):
     X (n, d) the flipped design y_i x_i; prior_var (d,) prior variances of N(0, diag(v));
     logdensity ``beta (d,) -> scalar`` (`lsvi.core.targets.logistic_logdensity`); d; meanfield
     (whether the Gaussian family is mean field)."""

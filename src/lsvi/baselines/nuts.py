@@ -4,7 +4,7 @@ Beyond the paper: the figures of Section 5.1 plot the KL only up to the unknown 
 log Z(π), which ranks approximations but does not say how far any of them is from the
 posterior. For the small data sets (Pima d = 9, Sonar d = 61) long NUTS chains give the
 posterior mean and marginal standard deviations to Monte Carlo accuracy, against which
-each Gaussian approximation is measured (`lsvi.experiments.logistic.gold_standard_distance`).
+each Gaussian approximation is measured (`lsvi.papers.lsvi.logistic.gold_standard_distance`).
 
 Blackjax does the sampling (``blackjax.window_adaptation`` — Stan's windowed step-size and
 diagonal mass-matrix adaptation — then ``blackjax.nuts``); chains are vmapped and start

@@ -4,7 +4,7 @@ Convention (`lsvi.core.kernel`): a log target is ``log_target(key, B) -> (N,)`` 
 parameters B (N, d); the key is used only by stochastic (subsampled) targets.
 
 Posterior (Section 5.1), with the *flipped* design x̃_i = y_i x_i (rows of ``X_flipped``,
-see `lsvi.experiments.datasets`) so that p(y_i | x_i, β) = σ(y_i x_iᵀβ) = σ(x̃_iᵀβ):
+see `lsvi.data.datasets`) so that p(y_i | x_i, β) = σ(y_i x_iᵀβ) = σ(x̃_iᵀβ):
 
     f(β) = log N(β; 0, diag(v)) + Σ_{i=1}^n log σ(x̃_iᵀβ).
 

@@ -227,7 +227,7 @@ def code_dependencies(sources: list[str], src: str | os.PathLike) -> list[Path]:
 
 def notebook_dependencies(notebook: str | os.PathLike, src: str | os.PathLike) -> list[Path]:
     """`code_dependencies` of a notebook's code cells: the library files whose change must
-    rerun it (editing `lsvi.experiments.toads` reruns the BSL notebook, not the theorem checks)."""
+    rerun it (editing `lsvi.papers.lsvi.toads` reruns the BSL notebook, not the theorem checks)."""
     nb = json.loads(Path(notebook).read_text())
     cells = ["".join(c["source"]) if isinstance(c["source"], list) else c["source"]
              for c in nb.get("cells", []) if c.get("cell_type") == "code"]

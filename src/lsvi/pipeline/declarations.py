@@ -1,7 +1,7 @@
 """Where data-set declarations live, and which one a notebook parameter names.
 
 A logistic-regression data set beyond the paper's four is declared in one YAML file
-(`lsvi.experiments.declared_datasets`). A notebook names it through a parameter (``dataset=breast_cancer``);
+(`lsvi.data.declared_datasets`). A notebook names it through a parameter (``dataset=breast_cancer``);
 `lsvi.pipeline.fingerprint` counts the file it names among the run's inputs, so editing a declaration makes the
 runs that read it STALE.
 """

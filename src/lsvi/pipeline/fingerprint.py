@@ -38,7 +38,7 @@ from lsvi.pipeline.paths import DATA_DIR
 FINGERPRINT = "fingerprint.json"  # per notebook: results/<scale>/<stem>/fingerprint.json
 FINGERPRINTS = "fingerprints.json"  # per report: results/<scale>/fingerprints.json (committed)
 LOCK_FILE = "requirements/lock.txt"
-DATA_BUILDER = "src/lsvi/experiments/datasets.py"
+DATA_BUILDER = "src/lsvi/data/datasets.py"
 
 
 def _sha256(data: bytes) -> str:

@@ -273,7 +273,7 @@ def _ensure_data(cfg: Config, stem: str) -> None:
     missing = [d for d in cfg.notebooks[stem].data if not (cfg.root / DATA_DIR / f"{d}.npz").is_file()]
     if missing:
         print(f"whatif: building {DATA_DIR}/{{{','.join(missing)}}}.npz", file=sys.stderr)
-        r = subprocess.run([sys.executable, "-m", "lsvi.experiments.datasets", "--out", str(cfg.root / DATA_DIR), *missing],
+        r = subprocess.run([sys.executable, "-m", "lsvi.data.datasets", "--out", str(cfg.root / DATA_DIR), *missing],
                            cwd=cfg.root)
         if r.returncode:
             raise WhatIfError(f"could not build the data sets {missing} that notebooks/{stem}.ipynb reads "

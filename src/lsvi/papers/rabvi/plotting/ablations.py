@@ -1,0 +1,137 @@
+"""Figures of notebook 43_rabvi_detection_ablations (RABVI paper, Welandawe et al.): convergence detection compared
+(Fig. 6a / C.1) and the tuning-parameter ablations (bottom rows of Figs C.19–C.24)."""
+from __future__ import annotations
+
+import matplotlib.pyplot as plt
+import numpy as np
+
+from lsvi.papers.rabvi.ablations import ABLATIONS, DEFAULTS, SYMBOLS
+from lsvi.papers.rabvi.gaussian import LABELS
+
+COLORS = ["C3", "C0", "C2", "C1", "C4", "C5"]  # adaptive R̂, SASA+, fixed R̂ (800), ΔELBO, distance, fixed R̂ (100)
+
+
+def rabvi_fig06_detection(studies: list[dict], step_size: float, title: str | None = None, ref_name: str = "q*"):
+    """Per target: ‖λ^{(k)} − λ̄‖ (λ̄ the mean of the run's second half) vs k, the reference point k_ref (black dashed,
+    from q*), and each detector's trigger (vertical line; the W = 100 window dotted); the window each detector examined
+    at its trigger (adaptive R̂, SASA+, fixed-window R̂) drawn as a coloured band. `title` replaces the first line of
+    the suptitle (default: Fig. 6a / C.1); `ref_name` names the reference k_ref is taken from (q*, or q_ref where
+    q* is not known). A single panel is drawn wide (the run's whole length readable)."""
+    n = len(studies)
+    if not n:  # the figure is declared at every scale: a placeholder where the run is not made
+        fig, ax = plt.subplots(figsize=(6, 2))
+        ax.text(0.5, 0.5, f"{title or 'Fig. 6'}: not run at this scale", ha="center", va="center", wrap=True,
+                transform=ax.transAxes)
+        ax.set_axis_off()
+        return fig
+    cols = min(n, 4)
+    rows = int(np.ceil(n / cols))
+    size = (10.0, 4.4) if n == 1 else (4.6 * cols, 3.6 * rows)
+    fig, axes = plt.subplots(rows, cols, figsize=size, squeeze=False)
+    for ax, s in zip(axes.flat, studies):
+        k = np.arange(len(s["distance"]))
+        ax.semilogy(k, s["distance"], color="0.55", lw=0.6)
+        ax.axvline(s["k_ref"], color="k", ls="--", lw=1.2, label=f"k_ref (√SKL to {ref_name} stationary) = {s['k_ref']}")
+        for j, (name, t) in enumerate(s["triggers"].items()):
+            if t.k is None:
+                ax.plot([], [], color=COLORS[j], label=f"{name}: never")
+                continue
+            ax.axvline(t.k, color=COLORS[j], lw=1.5, ls="-" if j == 0 else (0, (1, 1.5)) if j == 5 else (0, (4, 2)),
+                       label=f"{name}: {t.k}")
+            if t.window:
+                ax.axvspan(t.k - t.window, t.k, color=COLORS[j], alpha=0.08)
+        last = [t.k for t in s["triggers"].values() if t.k is not None] + [s["k_ref"]]
+        never = next(iter(s["triggers"].values())).k is None  # adaptive R̂ never fired: show the whole run
+        ax.set_xlim(0, len(k) - 1 if never else min(len(k) - 1, 1.4 * max(last) + 200))
+        ax.set(xlabel="iteration k", ylabel="‖λ⁽ᵏ⁾ − iterate average‖",
+               title=f"{LABELS.get(s['name'], s['name'])}, d = {s['d']}")
+        ax.legend(fontsize=6.5, loc="upper right")
+    for ax in axes.flat[n:]:
+        ax.set_visible(False)
+    head = title or f"Convergence detection on a fixed-rate avgAdam run (γ = {step_size:g}, M = 10; Fig. 6a / C.1)"
+    fig.suptitle(f"{head}\n"
+                 f"shaded: the window each detector examined at its trigger; dashed black: reference k_ref from {ref_name}", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def _identical_groups(sub: list[dict], values: list) -> list[list]:
+    """Values of one ablated parameter whose runs are identical (same (target, rep) -> (iterations, √SKL)), grouped in
+    order: each group is drawn once and labelled "v₁ = v₂ = …"."""
+    runs = {v: sorted((r["target"], r["rep"], r["iterations"], round(r["sqrt_skl"], 12)) for r in sub if r["value"] == v)
+            for v in values}
+    groups: list[list] = []
+    for v in values:
+        for g in groups:
+            if runs[g[0]] == runs[v]:
+                g.append(v)
+                break
+        else:
+            groups.append([v])
+    return groups
+
+
+def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1, title: str = "RABVI ablations (Figs C.19–C.24, bottom row)",
+                          clip: float = 1e3):
+    """Per parameter: iterations at termination vs SKL(q̂, q*) at the trigger point, one open marker per run; one
+    marker shape and colour per parameter value (the default in black), so overlapping values stay visible; values
+    whose runs are identical are drawn once and labelled together ("ε₀ = 0.05 = 0.1"). Runs whose rule never fired
+    (at K_max) are filled red-edged; SKL above ``clip`` × ξ² is drawn at the clip as ▲ and counted in the legend;
+    ξ² dotted. Targets are told apart by marker size (first target largest)."""
+    present = {r["parameter"] for r in rows}
+    params = [p for p in ABLATIONS if p in present]
+    targets = list(dict.fromkeys(r["target"] for r in rows))
+    markers = "osD^vP*"
+    cols = min(max(len(params), 1), 3)
+    nrows = int(np.ceil(max(len(params), 1) / cols))
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.8 * nrows), squeeze=False)
+    for ax in axes.flat[len(params):]:
+        ax.set_visible(False)
+    if not params:
+        axes[0, 0].set_visible(True)
+        axes[0, 0].text(0.5, 0.5, "not run at this scale", ha="center", va="center", transform=axes[0, 0].transAxes)
+        axes[0, 0].set_axis_off()
+    top = clip * xi**2
+    for ax, p in zip(axes.flat, params):
+        sub = [r for r in rows if r["parameter"] == p]
+        values = sorted(set(r["value"] for r in sub))
+        cmap = plt.get_cmap("viridis", max(len(values), 2))
+        n_clipped = 0
+        for i, group in enumerate(_identical_groups(sub, values)):
+            v = group[0]
+            default = DEFAULTS[p] in group
+            color = "k" if default else cmap(values.index(v))
+            label = f"{SYMBOLS[p]} = " + " = ".join(f"{u:g}" for u in group) + (" (default)" if default else "") \
+                + (" (identical runs)" if len(group) > 1 else "")
+            for j, t in enumerate(targets):
+                mine = [r for r in sub if r["value"] == v and r["target"] == t]
+                if not mine:
+                    continue
+                x = np.array([r["iterations"] for r in mine], float)
+                y = np.array([r["sqrt_skl"] ** 2 for r in mine])
+                fired = np.array([bool(r.get("terminated", True)) for r in mine])
+                over = ~(y <= top)
+                n_clipped += int(over.sum())
+                size = 46 - 12 * j
+                mk = markers[i % len(markers)]
+                ax.scatter(x[fired & ~over], y[fired & ~over], marker=mk, s=size, facecolors="none", edgecolors=color,
+                           linewidths=1.3, label=label if j == 0 else None)
+                ax.scatter(x[~fired & ~over], y[~fired & ~over], marker=mk, s=size, color=color, edgecolors="r",
+                           linewidths=1.0)
+                ax.scatter(x[over], np.full(int(over.sum()), top), marker="^", s=size, color=color, edgecolors="r")
+                label = None
+        if any(not r.get("terminated", True) for r in sub):
+            ax.scatter([], [], marker="o", color="0.5", edgecolors="r", label="filled, red edge: rule never fired (K_max)")
+        if n_clipped:
+            ax.scatter([], [], marker="^", color="0.5", edgecolors="r", label=f"▲: {n_clipped} run(s) above {top:g}, at the clip")
+        ax.axhline(xi ** 2, color="0.4", ls=":", lw=1, label=f"ξ² = {xi ** 2:g}")
+        ax.set_yscale("log")
+        ax.set_xlim(0, 1.08 * max(r["iterations"] for r in sub))
+        ax.set(xlabel="iterations at termination (K_max if never fired)", ylabel="SKL(q̂, q*) at the trigger point",
+               title=f"vary {SYMBOLS[p]}")
+        ax.legend(fontsize=6.5)
+    fig.suptitle(title + "\ntargets: " + ", ".join(
+        f"{LABELS.get(t, t)}" + (f" (marker size {46 - 12 * j})" if len(targets) > 1 else "") for j, t in enumerate(targets)),
+        fontsize=9)
+    fig.tight_layout()
+    return fig
