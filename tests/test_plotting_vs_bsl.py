@@ -6,7 +6,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 
-from lsvi.papers.lsvi.plotting import selection_and_bsl as vs_bsl
+from lsvi.papers.lsvi.plotting import selection_and_bsl
 
 
 def test_fig02_one_panel_per_lsvi_setting_with_min_max_arrows():
@@ -14,7 +14,7 @@ def test_fig02_one_panel_per_lsvi_setting_with_min_max_arrows():
     d = 12
     p_lsvi = {"a": rng.uniform(size=(3, d)), "b": np.tile(rng.uniform(size=d), (2, 1))}  # b: no spread
     smc_runs = rng.uniform(size=(2, d))
-    fig = vs_bsl.fig02_variable_selection(p_lsvi, smc_runs, title="t")
+    fig = selection_and_bsl.fig02_variable_selection(p_lsvi, smc_runs, title="t")
     axes = fig.axes
     assert len(axes) == 2
     labels = [t.get_text() for t in axes[0].get_legend().get_texts()]
@@ -32,7 +32,7 @@ def test_fig02_one_panel_per_lsvi_setting_with_min_max_arrows():
     assert any("no reference" in s for s in labels)  # hatched bars where the runs disagree
     plt.close(fig)
     close = np.vstack([smc_runs[0], smc_runs[0] + 0.01])  # runs agreeing everywhere: a usable reference
-    fig = vs_bsl.fig02_variable_selection(p_lsvi, close)
+    fig = selection_and_bsl.fig02_variable_selection(p_lsvi, close)
     assert "no reference" not in fig.axes[0].get_title()
     plt.close(fig)
 
@@ -41,7 +41,7 @@ def test_fig08_shows_every_distribution_and_the_evidence_lines():
     rng = np.random.default_rng(1)
     scores = {"i)": (rng.normal(-200, 30, 500), None), "ii)": (rng.normal(-120, 10, 500), None),
               "SMC": (np.array([-110.0, -105.0]), np.array([0.3, 0.7]))}
-    fig = vs_bsl.fig08_vs_scores(scores, [-95.0, -97.0])
+    fig = selection_and_bsl.fig08_vs_scores(scores, [-95.0, -97.0])
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(labels) == 4 and labels[2].startswith("SMC: ELBO -106.5")
@@ -57,7 +57,7 @@ def test_fig03_normalises_by_the_mcmc_posterior():
     m = np.tile(post_mean + 2 * post_sd, (T + 1, 1))  # two posterior sd above, throughout
     traces = {"MF": (m, np.tile(post_sd, (T + 1, 1)), "-", "C2")}
     rng = np.random.default_rng(2)
-    fig = vs_bsl.fig03_bsl_toads(traces, post_mean, post_sd, rng.normal(post_mean, post_sd, (300, 3)),
+    fig = selection_and_bsl.fig03_bsl_toads(traces, post_mean, post_sd, rng.normal(post_mean, post_sd, (300, 3)),
                              rng.normal(post_mean, post_sd, (300, 3)), ("a", "b", "c"))
     left = fig.axes[0]
     np.testing.assert_allclose(left.lines[0].get_ydata(), 2.0)
