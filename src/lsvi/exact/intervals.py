@@ -2,7 +2,9 @@
 
 * `t_interval`: the mean of x_1..x_R with its two-sided Student-t interval, x̄ ± t_{R−1, (1+level)/2} s/√R.
 
-The claim modules written before this one carry their own copies of this interval; new rows use this one.
+Every claims module takes its t interval of a mean from here (the vectorised bands of
+`papers.lsvi.checks.stochastic_lemmas` and the Welch / ratio intervals of `papers.lsvi.logistic_claims` are other
+intervals).
 """
 from __future__ import annotations
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
+from lsvi.exact.intervals import t_interval
 from lsvi.exact.statistics import loglog_fit
 
 SRC_ELBO = "slides: Empirical lower bound (ELBO)"
@@ -127,8 +127,7 @@ def paired_interval(diff, level: float = 0.95):
     diff = np.asarray(diff, dtype=float)
     if diff.size < 2:
         return (float(diff.mean()) if diff.size else float("nan")), float("nan"), float("nan")
-    half = stats.t.ppf(0.5 + level / 2, diff.size - 1) * diff.std(ddof=1) / np.sqrt(diff.size)
-    return float(diff.mean()), float(diff.mean() - half), float(diff.mean() + half)
+    return tuple(t_interval(diff, level))
 
 
 def ngvi_best_row(name: str, label: str, held_out: pd.DataFrame, full: bool, kind: str = "paper") -> dict:

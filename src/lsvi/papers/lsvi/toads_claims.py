@@ -22,6 +22,7 @@ import pandas as pd
 from lsvi.baselines import rwmh
 from lsvi.core.families.gaussian import fullcov_from_natural
 from lsvi.core.families.truncated_gaussian import truncated_moments
+from lsvi.exact.intervals import t_interval
 from lsvi.papers.lsvi import toads
 from lsvi.pipeline import timing
 
@@ -144,10 +145,8 @@ def acceptance_interval(accepted, num_batches: int = ACCEPTANCE_BATCHES, level: 
     if size < 2:
         return rate, np.nan, np.nan
     means = a[: size * num_batches].reshape(num_batches, size).mean(axis=1)
-    from scipy import stats
-
-    half = stats.t.ppf(0.5 + level / 2, num_batches - 1) * means.std(ddof=1) / np.sqrt(num_batches)
-    return rate, float(means.mean() - half), float(means.mean() + half)
+    _, lo, hi = t_interval(means, level)
+    return rate, lo, hi
 
 
 def mcwm_chain(log_target_xi, cfg: Settings, key, x0) -> MCWM:

@@ -26,7 +26,8 @@ settled, the same for a PASS and a FAIL:
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+from lsvi.exact.intervals import t_interval
 
 TOL = 0.05  # nats: the band of notebook 20's convergence claims
 SOURCE = "beyond the paper (issue 13): RABVI Alg. 2 termination rule on LSVI"
@@ -101,9 +102,7 @@ def _rows(fam, label, stop, slope, kl_epochs, fixed, *, w_min, k_max, note, data
         k_stop = float(kl_epochs[stop.stop_epoch])
         cheaper = stop.evaluations < evals
         if L_fixed.size >= 2:
-            m = L_fixed.mean()
-            h = float(stats.t.ppf(0.975, L_fixed.size - 1) * L_fixed.std(ddof=1) / np.sqrt(L_fixed.size))
-            lo, hi = m - h, m + h
+            m, lo, hi = t_interval(L_fixed)
             iv = f" [{lo - m:+.4f}, {hi - m:+.4f}]"
         else:
             m, lo, hi, iv = float(L_fixed.mean()), np.nan, np.nan, ""

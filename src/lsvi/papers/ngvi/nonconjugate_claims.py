@@ -18,6 +18,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
+from lsvi.exact.intervals import t_interval
+
 SRC = "Wu & Gardner (2024)"
 MIN_SEEDS = 5  # statements about methods rest on >= 5 held-out seeds with a paired 95 % t interval
 MIN_POINTS = 10  # convexity in (m, L): at >= 10 distributions
@@ -111,8 +113,7 @@ def paired_interval(diff, level: float = 0.95):
     diff = np.asarray(diff, dtype=float)
     if diff.size < 2 or not np.all(np.isfinite(diff)):
         return float(np.mean(diff)) if diff.size else float("nan"), float("nan"), float("nan")
-    half = stats.t.ppf(0.5 + level / 2, diff.size - 1) * diff.std(ddof=1) / np.sqrt(diff.size)
-    return float(diff.mean()), float(diff.mean() - half), float(diff.mean() + half)
+    return tuple(t_interval(diff, level))
 
 
 def _better(a, b):

@@ -47,7 +47,8 @@ black-box variational inference. JMLR 25. (Section 7.2, Figs 10, C.15-C.18.)
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
+
+from lsvi.exact.intervals import t_interval
 
 SRC = "Welandawe et al. (RABVI), Section 7.2 (Comparison to MCMC)"
 EXCEPTIONS = ("gp_pois_regr", "hudson_lynx", "sblrc")
@@ -108,10 +109,7 @@ def run_status(row, col: str) -> str:
 
 def _interval(x) -> tuple[float, float, float]:
     """Mean and two-sided `LEVEL` t interval of x (n ≥ 2)."""
-    x = np.asarray(x, float)
-    m = float(x.mean())
-    h = float(stats.t.ppf(0.5 + LEVEL / 2, x.size - 1) * x.std(ddof=1) / np.sqrt(x.size))
-    return m, m - h, m + h
+    return tuple(t_interval(x, LEVEL))
 
 
 def _paired(a: dict, b: dict, f):

@@ -46,8 +46,8 @@ black-box variational inference. JMLR 25. (Section 7.2.)
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
+from lsvi.exact.intervals import t_interval
 from lsvi.papers.rabvi import posteriordb as pdb
 from lsvi.papers.rabvi.posteriordb_study import at_iteration
 from lsvi.pipeline.paths import resolve
@@ -196,14 +196,6 @@ def xi_curves(study: dict, family: str = "MF") -> dict:
     """{ξ: `Curve`} of the RABVI curves at several ξ of one study (labels "RABVI MF ξ=…")."""
     return {float(lab.split("ξ=")[1]): c for lab, c in study["curves"].items()
             if lab.startswith(f"RABVI {family}") and "ξ=" in lab}
-
-
-def t_interval(x, level: float = 0.95) -> tuple[float, float, float]:
-    """(mean, low, high): Student-t interval of the mean of ``x`` (n,), n ≥ 2."""
-    x = np.asarray(x, float)
-    m, se = float(x.mean()), float(x.std(ddof=1) / np.sqrt(len(x)))
-    h = float(stats.t.ppf(0.5 + level / 2, len(x) - 1)) * se
-    return m, m - h, m + h
 
 
 def fig2_claims(runs: dict, names=("dogs", "nes2000"), min_seeds: int = 5, min_xis: int = 3) -> list[dict]:

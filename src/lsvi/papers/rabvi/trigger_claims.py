@@ -31,8 +31,8 @@ criteria fixed before the runs (inputs: `rabvi_trigger_diagnostics.study` / `opt
 from __future__ import annotations
 
 import numpy as np
-from scipy import stats
 
+from lsvi.exact.intervals import t_interval
 from lsvi.papers.rabvi.posteriordb_study import at_iteration
 
 SRC_C45 = "Welandawe et al. (RABVI), Section 4.3 and Figs C.4, C.5"
@@ -99,10 +99,8 @@ def trigger_claims(studies: dict, xi: float = 0.1) -> list[dict]:
 
 
 def _tint(x):
-    x = np.asarray(x, float)
-    m = x.mean()
-    h = stats.t.ppf(0.975, len(x) - 1) * x.std(ddof=1) / np.sqrt(len(x))
-    return m, m - h, m + h
+    """Mean and 95 % t interval of x (n ≥ 2)."""
+    return tuple(t_interval(x))
 
 
 def optimizer_claims(runs: dict, min_seeds: int = 5) -> list[dict]:

@@ -24,9 +24,9 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from lsvi.exact import rates
+from lsvi.exact.intervals import t_interval
 from lsvi.exact.statistics import loglog_fit
 from lsvi.core import quadrature
 from lsvi.core.families.gaussian import num_params_fullcov
@@ -225,8 +225,7 @@ def slope_interval(sizes, rounds, in_regime, level: float = 0.95) -> SlopeInterv
     per_round = np.array([loglog_fit(sizes[mask], r[mask]).slope for r in rounds])
     R = per_round.size
     if R >= 2:
-        half = stats.t.ppf(0.5 + level / 2, R - 1) * per_round.std(ddof=1) / np.sqrt(R)
-        r_lo, r_hi = per_round.mean() - half, per_round.mean() + half
+        _, r_lo, r_hi = t_interval(per_round, level)
     else:
         r_lo = r_hi = np.nan
     lo, hi = np.nanmin([fit.lo, r_lo]), np.nanmax([fit.hi, r_hi])
