@@ -62,12 +62,12 @@ def test_windowed_adagrad_matches_direct_computation():
         np.testing.assert_allclose(d, g / np.sqrt(np.mean(window ** 2, 0) + 1e-6), rtol=1e-12)
 
 
-def test_run_schedule_averages_equal_brute_force():
+def test_run_gamma_schedule_averages_equal_brute_force():
     V = rg.covariance("banded", 3)
     fam = families.meanfield(3)
     bb = kernel.build(fam, targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V))), optimizers.adam(), 2)
     key, n = jax.random.PRNGKey(3), 600
-    curve = rg.run_schedule(bb, jnp.zeros(6), rg.schedule("fixed", n), key)
+    curve = rg.run_gamma_schedule(bb, jnp.zeros(6), rg.schedule("fixed", n), key)
     _, trace, _ = bb.run(key, bb.init(jnp.zeros(6)), 0.01, n)  # same keys: split(key, n)
     trace = np.asarray(trace)
     assert list(curve.iterations) == [200, 400, 600]

@@ -22,7 +22,7 @@ jax.config.update("jax_enable_x64", True)
 def _gauss_reference(mu, sd, n=4000, seed=0):
     x = np.random.default_rng(seed).normal(mu, sd, size=(n, len(mu)))
     s = x.std(0, ddof=1)
-    return hf.Reference(x, x.mean(0), s, metrics.median_bandwidth(x, s))
+    return hf.MMDReference(x, x.mean(0), s, metrics.median_bandwidth(x, s))
 
 
 def _logdensity(x):

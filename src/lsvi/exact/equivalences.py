@@ -85,20 +85,20 @@ def claims(agree: pd.DataFrame, num_nodes: dict, num_steps: int, step_sizes, tol
     return [{**r, "kind": "paper"} for r in rows]
 
 
-class Reference(NamedTuple):
+class FixedPointReference(NamedTuple):
     eta_star: object  # (m,) the fixed point of φ
     l_star: float  # uKL(η*) up to Z(π)
     mu: float  # λ_min(I − Dφ(η*)), the local relative curvature
     L: float  # λ_max(I − Dφ(η*))
 
 
-def reference(family, log_target: Callable, eta0, num_nodes: int) -> Reference:
+def reference(family, log_target: Callable, eta0, num_nodes: int) -> FixedPointReference:
     """The fixed point η* (`theory.fixed_point`), l(η*) and the local constants μ̂, L̂ of
     `rates.relative_curvature` at η*."""
     eta_star = theory.fixed_point(family, eta0, log_target, num_nodes).eta
     l_star = float(theory.ukl(family, eta_star, log_target, 0.0, num_nodes))
     eig = rates.relative_curvature(rates.map_jacobian(family, rates.as_f(log_target), eta_star, num_nodes))
-    return Reference(eta_star, l_star, float(eig[0]), float(eig[-1]))
+    return FixedPointReference(eta_star, l_star, float(eig[0]), float(eig[-1]))
 
 
 def excess_ukl(family, log_target: Callable, etas, l_star: float, num_nodes: int) -> np.ndarray:

@@ -8,7 +8,7 @@ and scheduled baselines (Fig. 7 / C.8 / C.9), the SKL-regression and iteration-p
   rank the target itself. Never defined by the method under test.
 * `schedule(kind, num_steps, ...)`: γ_k constant (0.01), exponential decay γ_0 δ^⌊k/s⌋ (γ_0 = 0.01, δ = 0.96,
   s = 900) or cosine γ_min + ½(γ_max − γ_min)(1 + cos(kπ/K)) (10⁻⁴…10⁻²), as Section 7 states.
-* `run_schedule`: BBVI with a per-iteration learning rate (blocks of `block` steps under `lax.scan`), returning the
+* `run_gamma_schedule`: BBVI with a per-iteration learning rate (blocks of `block` steps under `lax.scan`), returning the
   paper's baseline iterate averages: at every 200th iteration k the mean of the last 0.2k iterates, computed
   exactly from running sums kept every 40 iterations (0.2 × 200).
 * `windowed_adagrad`: WAdagrad (PyMC's `adagrad_window`: d = ĝ/√(mean of the last n_win ĝ² + ε), n_win = 10,
@@ -96,12 +96,12 @@ def windowed_adagrad(n_win: int = 10, eps: float = 1e-6) -> optax.GradientTransf
     return optax.GradientTransformation(init_fn, update_fn)
 
 
-class Curve(NamedTuple):
+class AveragedCurve(NamedTuple):
     iterations: np.ndarray  # (J,) k = 200, 400, ...
     averages: np.ndarray  # (J, P) mean of iterates k − 0.2k + 1..k
 
 
-def run_schedule(bbvi: BBVI, position, gammas, key, every: int = 200, frac: float = 0.2) -> Curve:
+def run_gamma_schedule(bbvi: BBVI, position, gammas, key, every: int = 200, frac: float = 0.2) -> AveragedCurve:
     """BBVI with per-iteration γ_k = `gammas[k]` from λ^(0) = `position`; the baseline iterate averages of Fig. 7."""
     block = int(round(frac * every))  # 40: the window 0.2k is a multiple of it when k is a multiple of `every`
     n = len(gammas) // every * every
@@ -125,10 +125,10 @@ def run_schedule(bbvi: BBVI, position, gammas, key, every: int = 200, frac: floa
     sums = np.concatenate([np.zeros((1, sums.shape[1])), np.asarray(sums)])  # running sum after 0, 40, 80, ... steps
     ks = np.arange(every, n + 1, every)
     lo = (ks - (frac * ks).astype(int)) // block
-    return Curve(ks, (sums[ks // block] - sums[lo]) / (frac * ks)[:, None])
+    return AveragedCurve(ks, (sums[ks // block] - sums[lo]) / (frac * ks)[:, None])
 
 
-def curve_sqrt_skl(family, curve: Curve, lam_star) -> np.ndarray:
+def curve_sqrt_skl(family, curve: AveragedCurve, lam_star) -> np.ndarray:
     """√SKL(averages, q*) along a baseline curve (J,)."""
     f = jax.vmap(lambda lam: families.skl(family, lam, lam_star))
     return np.sqrt(np.maximum(np.asarray(f(jnp.asarray(curve.averages))), 0.0))
@@ -245,7 +245,7 @@ def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES
     for i, label in enumerate(baselines):
         o, kind = BASELINES[label]
         bb = kernel.build(fam, log_target, _optimizer(o), num_samples)
-        c = run_schedule(bb, lam0, schedule(kind, num_steps), jax.random.fold_in(key, i + 1))
+        c = run_gamma_schedule(bb, lam0, schedule(kind, num_steps), jax.random.fold_in(key, i + 1))
         out["baselines"][label] = (c.iterations, curve_sqrt_skl(fam, c, lam_star))
     out["advi"] = advi_curve(V, advi_steps, lam_star, seed) if advi_steps > 0 else None
     return out

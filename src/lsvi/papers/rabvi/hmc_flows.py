@@ -63,7 +63,7 @@ DETERMINISTIC_XLA_FLAGS = "--xla_cpu_multi_thread_eigen=false intra_op_paralleli
 DETERMINISTIC_ENV = {"OPENBLAS_NUM_THREADS": "1", "OPENBLAS_CORETYPE": "Haswell", "OMP_NUM_THREADS": "1"}
 
 
-class Reference(NamedTuple):
+class MMDReference(NamedTuple):
     """posteriordb's reference draws on the unconstrained space (S, d), their mean and sd (d,), MMD bandwidth."""
 
     draws: np.ndarray
@@ -72,12 +72,12 @@ class Reference(NamedTuple):
     bandwidth: float
 
 
-def reference(model: pm.Model) -> Reference:
+def reference(model: pm.Model) -> MMDReference:
     """posteriordb's reference draws of ``model`` mapped by ``model.unconstrain`` (raises `LookupError` where
     posteriordb has no reference draws)."""
     u = rp.unconstrained_draws(model)
     sd = u.std(0, ddof=1)
-    return Reference(u, u.mean(0), sd, metrics.median_bandwidth(u, sd))
+    return MMDReference(u, u.mean(0), sd, metrics.median_bandwidth(u, sd))
 
 
 class Errors(NamedTuple):
@@ -89,7 +89,7 @@ class Errors(NamedTuple):
     mmd2: float
 
 
-def draws_errors(draws, ref: Reference, seed: int = 0, mmd: bool = True) -> Errors:
+def draws_errors(draws, ref: MMDReference, seed: int = 0, mmd: bool = True) -> Errors:
     """Errors of an approximation given by its draws (S, d): sample moments, empirical central 95 % intervals
     (``mmd`` False: MMD² not computed, nan — each new S compiles the MMD kernel again)."""
     x = np.asarray(draws, float)
@@ -99,7 +99,7 @@ def draws_errors(draws, ref: Reference, seed: int = 0, mmd: bool = True) -> Erro
     return Errors(float(me), float(se), float(uc), m2)
 
 
-def vi_errors(family: families.Family, lam, z, ref: Reference, sample=None) -> Errors:
+def vi_errors(family: families.Family, lam, z, ref: MMDReference, sample=None) -> Errors:
     """Errors of q_λ; base draws z (S, d); ``sample`` (default ``family.sample``, pass a jitted one). Gaussian
     families: exact moments and Gaussian intervals."""
     sample = family.sample if sample is None else sample
@@ -148,7 +148,7 @@ def flow_path(bbvi, lam0, key, *, gamma: float, k_max: int, eps: float = 0.1, ev
     return np.array(ks), np.stack(avgs), (int(fr.iterations) if fr.success else None)
 
 
-def hmc_errors_at(chain: nuts.ChainPath, c: float, ref: Reference, min_draws: int = 20,
+def hmc_errors_at(chain: nuts.ChainPath, c: float, ref: MMDReference, min_draws: int = 20,
                   mmd: bool = True) -> tuple[Errors, bool]:
     """HMC's running estimate at cost ``c``: its post-warmup draws made by then (at least ``min_draws``), else all
     its draws so far (warmup); (errors, whether still in warmup). The path has no MMD² (``mmd`` False)."""
@@ -159,7 +159,7 @@ def hmc_errors_at(chain: nuts.ChainPath, c: float, ref: Reference, min_draws: in
     return draws_errors(chain.positions[:max(n, min_draws)], ref, mmd=mmd), True
 
 
-def hmc_path(chain: nuts.ChainPath, ref: Reference, num_points: int = 20) -> Path:
+def hmc_path(chain: nuts.ChainPath, ref: MMDReference, num_points: int = 20) -> Path:
     """HMC's running estimate at ``num_points`` log-spaced costs up to its final cost (C.15-C.16's orange curve)."""
     c = np.unique(np.geomspace(chain.cost[19], chain.cost[-1], num_points).astype(np.int64))
     return _path("HMC", c, [hmc_errors_at(chain, ci, ref, mmd=False)[0] for ci in c],
@@ -202,13 +202,13 @@ def study(name: str, *, k_max: int, flow_k_max: int, hmc_warmup: int, hmc_draws:
             "mmd_noise": mmd_noise(ref, num_draws)}
 
 
-def start_mean_error(ref: Reference) -> float:
+def start_mean_error(ref: MMDReference) -> float:
     """Relative mean error ‖(μ − 0)/σ‖₂ of every method's start q⁽⁰⁾ = N(0, I): the divergence test of the claims
     (a run whose mean error at C* exceeds it, or is not finite, moved away from the posterior)."""
     return float(metrics.relative_errors(np.zeros_like(ref.mean), np.ones_like(ref.sd), ref.mean, ref.sd)[0])
 
 
-def mmd_noise(ref: Reference, num_draws: int, seed: int = 0, max_points: int = 1000) -> float:
+def mmd_noise(ref: MMDReference, num_draws: int, seed: int = 0, max_points: int = 1000) -> float:
     """The MMD² estimator's noise level at these sample sizes, as notebook 42's floor: max(|MMD²| of ``num_draws``
     held-out reference draws against a disjoint subset of the reference (an exact sampler), 1/n) with n the draws of q
     the estimator keeps (min(num_draws, max_points))."""

@@ -22,7 +22,7 @@ Methods (`study_posterior`), each from λ⁽⁰⁾ = 0 (mean 0, unit sds):
   trigger dots; the run up to the trigger is exactly the run RABVI makes with τ = 1 (same keys, same epochs);
 * FASO (Algorithm 1, avgAdam at γ = 0.01, ε = 0.1), budget ``num_steps``; its curve is the trailing-20 % average of
   its iterates every 200 iterations, its stopping point the average it returns;
-* the Adam baselines of Fig. 8 (`lsvi.papers.rabvi.gaussian.run_schedule`): fixed γ = 0.01, exponential decay
+* the Adam baselines of Fig. 8 (`lsvi.papers.rabvi.gaussian.run_gamma_schedule`): fixed γ = 0.01, exponential decay
   γ_k = 0.01·0.96^⌊k/900⌋ and cosine 10⁻⁴…10⁻² (Section 7's schedules), averaged every 200th iteration over the last
   20 % of iterations as Fig. 8's caption says; and Fig. 2's SGD with exponential decay (γ₀ 0.01, or 0.001 for
   nes2000 "due to optimization instability").
@@ -52,7 +52,7 @@ from lsvi.core.bbvi import families, faso, kernel, optimizers, rabvi
 from lsvi.papers.rabvi import approximation_metrics as metrics
 from lsvi.papers.rabvi import posteriordb as pdb
 from lsvi.papers.rabvi import posteriordb_models as pm
-from lsvi.papers.rabvi.gaussian import run_schedule, schedule
+from lsvi.papers.rabvi.gaussian import run_gamma_schedule, schedule
 
 
 class UReference(NamedTuple):
@@ -215,7 +215,7 @@ def trailing_averages(trace, ks, frac: float = 0.2) -> np.ndarray:
 
 def baseline_curve(label, bbvi, family, lam0, key, ref, gammas) -> Curve:
     """A baseline with learning rates ``gammas`` (num_steps,), averaged as in Fig. 8's caption."""
-    c = run_schedule(bbvi, lam0, gammas, key)
+    c = run_gamma_schedule(bbvi, lam0, gammas, key)
     me, se = relative_errors(family, c.averages, ref)
     return Curve(label, c.iterations, me, se, None, np.nan, np.nan)
 

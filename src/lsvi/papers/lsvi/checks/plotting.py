@@ -239,7 +239,7 @@ def thm_lsvi_ngd_md(targets: dict, runs: dict, refs: dict, step_sizes, num_steps
     along the LSVI (lines), NGD (circles) and MD (crosses) trajectories, values below the rounding
     level 1e-13 max(1, |l*|) not drawn; the largest componentwise difference to LSVI per step
     (exact zeros at 1e-17) with the tolerance. ``targets``: {name: dict(family, log_target, K)};
-    ``runs``: {name: `equivalences.trajectories`}; ``refs``: {name: `equivalences.Reference`}."""
+    ``runs``: {name: `equivalences.trajectories`}; ``refs``: {name: `equivalences.FixedPointReference`}."""
     fig, axes = plt.subplots(2, 2, figsize=(11, 8))
     for r, (name, t) in enumerate(targets.items()):
         fam, lt, K, ref = t["family"], t["log_target"], t["K"], refs[name]
