@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-SRC = Path(__file__).resolve().parents[1] / "src" / "lsvi"
+ROOT = Path(__file__).resolve().parents[1]
+SRC = ROOT / "src" / "lsvi"
 ALLOWED = {
     "core": {"core"},
     "pipeline": {"pipeline"},
@@ -79,3 +80,10 @@ def test_the_checker_sees_imports():
     """The tests above could pass by reading nothing: check them on modules with known imports."""
     assert lsvi_imports(SRC / "papers" / "lsvi" / "logistic.py") >= {"core", "pipeline", "data"}
     assert "papers.lsvi" in lsvi_imports(SRC / "papers" / "lsvi_rabvi" / "stopping.py", depth=2)
+
+
+def test_benchmark_scripts_are_bench_or_profile():
+    """benchmarks/ holds measurement scripts named for what they do (bench_* times, profile_* attributes time) and
+    their records; one-off scripts do not stay."""
+    scripts = [p.name for p in (ROOT / "benchmarks").iterdir() if p.suffix in {".py", ".sh"}]
+    assert scripts and all(n.startswith(("bench_", "profile_")) for n in scripts), scripts

@@ -3,7 +3,7 @@ LSVI-FC (Algorithm 3) schedule 1 (u² = 10, ε = 1) on Pima and Sonar at the pap
 with schedule 2 (u² = ∞: the residual plays no role) for reference. Run from the repository root, on a
 GPU for the paper's sizes; results in benchmarks/alg3_residual_z.md.
 
-    python benchmarks/alg3_residual_z.py [--reps 20] [--num-samples 100000] [--num-steps 100]
+    python benchmarks/bench_alg3_residual_z.py [--reps 20] [--num-samples 100000] [--num-steps 100]
 """
 import argparse
 import sys

@@ -40,10 +40,10 @@ before ``--time-limit`` as its timeout (it is killed past it) and a configuratio
 skipped when less than ``--min-start`` seconds are left. The JSON and the Markdown are
 rewritten after every configuration, so an interrupted run keeps what it measured.
 
-    PYTHONPATH=src XLA_PYTHON_CLIENT_PREALLOCATE=false python benchmarks/gpu_paper_scale.py \\
+    PYTHONPATH=src XLA_PYTHON_CLIENT_PREALLOCATE=false python benchmarks/bench_gpu_paper_scale.py \\
         --out results/gpu_paper_scale --time-limit 400
-    python benchmarks/gpu_paper_scale.py --smoke --out /tmp/gps     # tiny N, T: seconds on a CPU
-    benchmarks/gpu_paper_scale.sh results/gpu_paper_scale            # the same, from the repository root
+    python benchmarks/bench_gpu_paper_scale.py --smoke --out /tmp/gps     # tiny N, T: seconds on a CPU
+    benchmarks/bench_gpu_paper_scale.sh results/gpu_paper_scale            # the same, from the repository root
 """
 from __future__ import annotations
 
@@ -307,7 +307,7 @@ def markdown(report: dict) -> str:
             f"| {r['num_steps']:,} | {r['num_reps']} | {r['batch']} | {_fmt(r.get('compile_s'), '.1f')} "
             f"| {' / '.join(format(t, '.3g') for t in batch_s) or '–'} | {_fmt(r.get('per_rep_s'))} "
             f"| {_fmt(r.get('all_reps_s'))} | {peak_s} | {_fmt(r.get('accepted_fraction'), '.3f')} | {status} |")
-    lines += ["", "Written by `benchmarks/gpu_paper_scale.py`; the same numbers are in `gpu_paper_scale.json`.", ""]
+    lines += ["", "Written by `benchmarks/bench_gpu_paper_scale.py`; the same numbers are in `gpu_paper_scale.json`.", ""]
     return "\n".join(lines)
 
 

@@ -1,4 +1,4 @@
-"""benchmarks/gpu_paper_scale.py (issue 29, item 5) at --smoke sizes on the CPU: the JSON and
+"""benchmarks/bench_gpu_paper_scale.py (issue 29, item 5) at --smoke sizes on the CPU: the JSON and
 Markdown it writes, the time limit, and that it needs nothing beyond lsvi.core, jax and numpy
 (the GPU machine has no PyMC, Blackjax, ArviZ or Snakemake). No GPU, no wall-clock asserts."""
 import importlib.util
@@ -11,12 +11,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SCRIPT = ROOT / "benchmarks" / "gpu_paper_scale.py"
+SCRIPT = ROOT / "benchmarks" / "bench_gpu_paper_scale.py"
 DATA = ROOT / "data" / "processed"
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("gpu_paper_scale", SCRIPT)
+    spec = importlib.util.spec_from_file_location("bench_gpu_paper_scale", SCRIPT)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
