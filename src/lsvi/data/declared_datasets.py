@@ -139,24 +139,29 @@ def read(name_or_path: str, root: str | Path | None = None) -> Declaration:
                        d["batch_size"], str(path), hashlib.sha256(text).hexdigest())
 
 
-def source_path(decl: Declaration, root: str | Path | None = None) -> Path:
-    """The declared table's path after its sha256 check (`datasets.verified_path` for a registry package's file)."""
-    src = decl.source
+def verified_source(src: dict, label: str, root: str | Path | None = None) -> Path:
+    """The path of a declared source after its sha256 check: ``{package, version, path, sha256}`` (a file of an
+    installed registry package, `datasets.verified_path`) or ``{file, sha256}`` (relative to the repository root, or
+    absolute). `DeclarationError` names ``label`` (what declares it) on a missing file or a mismatch."""
     if "package" in src:
         raw = datasets.RawFile(src["package"], str(src["version"]), src["path"], src["sha256"])
         try:
             return datasets.verified_path(raw)
         except datasets.DatasetSourceError as e:
-            raise DeclarationError(f"data set {decl.name!r} ({decl.path}): {e}") from None
+            raise DeclarationError(f"{label}: {e}") from None
     root = Path(root) if root is not None else repo_root()
     p = Path(src["file"]) if Path(src["file"]).is_absolute() else root / src["file"]
     if not p.is_file():
-        raise DeclarationError(f"data set {decl.name!r} ({decl.path}): source file {p} not found")
+        raise DeclarationError(f"{label}: source file {p} not found")
     digest = datasets.sha256_file(p)
     if digest != src["sha256"]:
-        raise DeclarationError(f"data set {decl.name!r} ({decl.path}): checksum mismatch for {p}: sha256 {digest}, "
-                               f"declared {src['sha256']}")
+        raise DeclarationError(f"{label}: checksum mismatch for {p}: sha256 {digest}, declared {src['sha256']}")
     return p
+
+
+def source_path(decl: Declaration, root: str | Path | None = None) -> Path:
+    """The declared table's path after its sha256 check (`verified_source`)."""
+    return verified_source(decl.source, f"data set {decl.name!r} ({decl.path})", root)
 
 
 def build(decl: Declaration, root: str | Path | None = None) -> datasets.Dataset:

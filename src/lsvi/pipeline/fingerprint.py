@@ -5,7 +5,7 @@ A notebook's result depends on its **inputs**: the notebook's code cells, every 
 packages' ``__init__.py``), its papermill parameters at the scale (``config/scales.yaml``), the lock
 file of the environment, the data-set builder when it reads processed data, and the committed
 data files under ``data/`` (posteriordb's, the variable-selection data; ``data/processed/`` is
-built from the pinned packages and the builder, both already inputs), and the data-set declarations that a
+built from the pinned packages and the builder, both already inputs), and the declarations (data sets, posteriors) that a
 parameter names (``dataset=breast_cancer`` -> ``config/datasets/breast_cancer.yaml``,
 `lsvi.pipeline.declarations.declaration_file`).
 
@@ -32,7 +32,7 @@ import sys
 from pathlib import Path
 
 from lsvi.pipeline.config import DEFAULT_CONFIG, Config, load_config, notebook_dependencies
-from lsvi.pipeline.declarations import declaration_file
+from lsvi.pipeline.declarations import DIRECTORIES, declaration_file
 from lsvi.pipeline.paths import DATA_DIR
 
 FINGERPRINT = "fingerprint.json"  # per notebook: results/<scale>/<stem>/fingerprint.json
@@ -78,7 +78,7 @@ def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = 
         files.add(root / DATA_BUILDER)
     files |= set(_committed_data(root))
     params = cfg.params(stem, scale)
-    files |= {f for v in _strings(params) if (f := declaration_file(v, root)) is not None}
+    files |= {f for v in _strings(params) for d in DIRECTORIES if (f := declaration_file(v, root, d)) is not None}
     out = {}
     for f in sorted(files):
         rel = os.path.relpath(f, root)

@@ -44,6 +44,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from lsvi.papers.rabvi import declared_posteriors
 from lsvi.pipeline.paths import resolve
 
 PDB_DIR = "data/posteriordb"  # relative to the repository root
@@ -57,7 +58,9 @@ class PosteriorDBFileError(RuntimeError):
 class Posterior(NamedTuple):
     """One row of Table C.1: posteriordb name, RABVI's short name, Table C.1's dimension
     (constrained parameters), posteriordb's model, data and reference names (``reference``
-    None when posteriordb has none), and whether the reference is draws or moments only."""
+    None when posteriordb has none), and whether the reference is draws or moments only. ``declaration``: the
+    `declared_posteriors.PosteriorDeclaration` of a posterior declared in ``config/posteriors/`` (None for Table
+    C.1's)."""
 
     name: str
     short: str
@@ -67,6 +70,7 @@ class Posterior(NamedTuple):
     reference: str | None
     reference_kind: str  # "draws", "moments" (summary statistics only) or "none"
     description: str
+    declaration: object = None  # declared_posteriors.PosteriorDeclaration, for a declared posterior
 
 
 POSTERIORS: dict[str, Posterior] = {p.name: p for p in (
@@ -230,11 +234,18 @@ SHA256: dict[str, str] = {
 
 def posterior(name: str) -> Posterior:
     """The registry entry of ``name`` (posteriordb name, e.g. ``"dogs-dogs"``, or Table C.1's
-    short name, e.g. ``"8schools_nc"``)."""
+    short name, e.g. ``"8schools_nc"``), else of a posterior declared in ``config/posteriors/<name>.yaml`` (or a
+    YAML path; `lsvi.papers.rabvi.declared_posteriors`)."""
     key = SHORT.get(name, name)
-    if key not in POSTERIORS:
-        raise KeyError(f"{name!r} is not one of Table C.1's posteriors: {sorted(SHORT)}")
-    return POSTERIORS[key]
+    if key in POSTERIORS:
+        return POSTERIORS[key]
+    if declared_posteriors.locate(name) is None:
+        raise KeyError(f"{name!r} is neither one of Table C.1's posteriors ({', '.join(sorted(SHORT))}) nor declared "
+                       f"in config/posteriors/ ({', '.join(declared_posteriors.available()) or 'none'})")
+    d = declared_posteriors.read(name)
+    p = d.dimension if d.dimension is not None else 0
+    return Posterior(d.name, d.name, p, d.model, d.name, None if d.reference is None else d.name,
+                     "none" if d.reference is None else "draws", d.description, d)
 
 
 def read_bytes(relpath: str, root: str | Path = PDB_DIR) -> bytes:
@@ -270,6 +281,8 @@ def verify_all(root: str | Path = PDB_DIR) -> int:
 def load_data(name: str, root: str | Path = PDB_DIR) -> dict[str, np.ndarray | int | float]:
     """The posterior's data (posteriordb ``data/data/<data>.json.zip``): lists become arrays."""
     p = posterior(name)
+    if p.declaration is not None:
+        return declared_posteriors.load_data(p.declaration)
     raw = _json(f"data/data/{p.data}.json.zip", root)
     return {k: (np.asarray(v) if isinstance(v, list) else v) for k, v in raw.items()}
 
@@ -308,6 +321,11 @@ def load_reference(name: str, root: str | Path = PDB_DIR) -> Reference:
     p = posterior(name)
     if p.reference_kind != "draws":
         raise LookupError(f"{p.name}: no reference draws ({p.reference_kind}); see lsvi.papers.rabvi.posteriordb")
+    if p.declaration is not None:  # columns in the order of the model's parameters (what `constrain` returns)
+        from lsvi.papers.rabvi.posteriordb_models import build
+
+        names, draws = declared_posteriors.load_reference_draws(p.declaration, build(name).names)
+        return Reference(names, draws, {"declaration": p.declaration.path})
     info = _json(f"reference_posteriors/draws/info/{p.reference}.info.json", root)
     chains = _json(f"reference_posteriors/draws/draws/{p.reference}.json.zip", root)
     names = list(info["diagnostics"]["diagnostic_information"]["names"])

@@ -40,6 +40,7 @@ import numpy as np
 from jax.scipy import stats
 from jax.scipy.special import gammaln, logsumexp
 
+from lsvi.papers.rabvi import declared_posteriors
 from lsvi.papers.rabvi.posteriordb import load_data, posterior
 
 
@@ -531,13 +532,18 @@ TRANSLATED = tuple(_BUILDERS)  # posteriordb model names with a JAX translation
 
 
 def build(name: str, root: str | None = None) -> Model:
-    """The `Model` of posterior ``name`` (posteriordb or Table C.1 short name), data loaded
-    (and checksum-checked) from ``data/posteriordb``."""
+    """The `Model` of posterior ``name`` (posteriordb or Table C.1 short name, or a declared posterior:
+    `lsvi.papers.rabvi.declared_posteriors`), data loaded (and checksum-checked) from ``data/posteriordb`` or from
+    the declared file."""
     p = posterior(name)
-    if p.model not in _BUILDERS:
+    if p.declaration is not None:
+        builder = declared_posteriors.model_builder(p.declaration, _BUILDERS)
+        data = declared_posteriors.load_data(p.declaration)
+    elif p.model not in _BUILDERS:
         raise NotImplementedError(f"{p.name}: model {p.model!r} is not translated")
-    data = load_data(p.name) if root is None else load_data(p.name, root)
-    dim, names, logdensity, constrain, unconstrain = _BUILDERS[p.model](data)
+    else:
+        builder, data = _BUILDERS[p.model], load_data(p.name) if root is None else load_data(p.name, root)
+    dim, names, logdensity, constrain, unconstrain = builder(data)
     return Model(p.name, dim, names, logdensity, constrain, unconstrain)
 
 
