@@ -36,10 +36,9 @@ from pathlib import Path
 from typing import NamedTuple, Optional
 
 import numpy as np
-import yaml
 
 from lsvi.data import datasets
-from lsvi.pipeline.declarations import DECLARATIONS_DIR, declaration_file
+from lsvi.pipeline.declarations import DECLARATIONS_DIR, declaration_file, read_mapping
 from lsvi.pipeline.paths import repo_root
 
 FAMILIES = ("fullcov", "meanfield")
@@ -94,21 +93,8 @@ def read(name_or_path: str, root: str | Path | None = None) -> Declaration:
         raise DeclarationError(
             f"no data-set declaration {name_or_path!r}: expected a YAML file path or a name among "
             f"{DECLARATIONS_DIR}/*.yaml ({', '.join(available(root)) or 'none'})")
-    text = path.read_bytes()
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise DeclarationError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
-    if not isinstance(raw, dict):
-        raise DeclarationError(f"{path}: a declaration is a YAML mapping of {', '.join(REQUIRED)}, ...")
+    d, text = read_mapping(path, REQUIRED, OPTIONAL, "data-set declaration", DeclarationError)
     where = f"data-set declaration {path}"
-    missing = [k for k in REQUIRED if k not in raw]
-    unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
-    if missing:
-        raise DeclarationError(f"{where}: missing key(s) {missing}")
-    if unknown:
-        raise DeclarationError(f"{where}: unknown key(s) {unknown}; expected {list(REQUIRED) + list(OPTIONAL)}")
-    d = {**OPTIONAL, **raw}
     src = d["source"]
     if not isinstance(src, dict) or "sha256" not in src or not (("package" in src and "version" in src and "path" in src)
                                                                  or "file" in src):

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import yaml
+
 from lsvi.pipeline.paths import repo_root
 
 DECLARATIONS_DIR = "config/datasets"  # logistic-regression data sets (relative to the repository root)
@@ -32,3 +34,24 @@ def declaration_file(value, root: str | os.PathLike | None = None, directory: st
         return None
     p = root / directory / f"{value}.yaml"
     return p if p.is_file() else None
+
+
+def read_mapping(path: Path, required, optional: dict, what: str, error: type[Exception]) -> tuple[dict, bytes]:
+    """A declaration file's YAML mapping with ``optional``'s defaults filled in, and the file's bytes. Raises
+    ``error`` naming ``what`` and the file when it is not YAML, not a mapping, lacks a ``required`` key or has a key
+    outside ``required`` and ``optional``."""
+    text = Path(path).read_bytes()
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise error(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    if not isinstance(raw, dict):
+        raise error(f"{path}: a declaration is a YAML mapping of {', '.join(required)}, ...")
+    where = f"{what} {path}"
+    missing = [k for k in required if k not in raw]
+    unknown = sorted(set(raw) - set(required) - set(optional))
+    if missing:
+        raise error(f"{where}: missing key(s) {missing}")
+    if unknown:
+        raise error(f"{where}: unknown key(s) {unknown}; expected {list(required) + list(optional)}")
+    return {**optional, **raw}, text

@@ -44,10 +44,9 @@ from pathlib import Path
 from typing import Callable, NamedTuple, Optional
 
 import numpy as np
-import yaml
 
 from lsvi.data.declared_datasets import verified_source
-from lsvi.pipeline.declarations import POSTERIORS_DIR, declaration_file
+from lsvi.pipeline.declarations import POSTERIORS_DIR, declaration_file, read_mapping
 from lsvi.pipeline.paths import repo_root
 
 REQUIRED = ("name", "licence", "data", "model")
@@ -102,21 +101,8 @@ def read(name_or_path: str, root: str | Path | None = None) -> PosteriorDeclarat
         raise PosteriorDeclarationError(
             f"no posterior declaration {name_or_path!r}: expected a YAML file path or a name among "
             f"{POSTERIORS_DIR}/*.yaml ({', '.join(available(root)) or 'none'})")
-    text = path.read_bytes()
-    try:
-        raw = yaml.safe_load(text)
-    except yaml.YAMLError as e:
-        raise PosteriorDeclarationError(f"{path}: not valid YAML ({str(e).splitlines()[0]})") from None
+    d, text = read_mapping(path, REQUIRED, OPTIONAL, "posterior declaration", PosteriorDeclarationError)
     where = f"posterior declaration {path}"
-    if not isinstance(raw, dict):
-        raise PosteriorDeclarationError(f"{where}: a declaration is a YAML mapping of {', '.join(REQUIRED)}, ...")
-    missing = [k for k in REQUIRED if k not in raw]
-    unknown = sorted(set(raw) - set(REQUIRED) - set(OPTIONAL))
-    if missing:
-        raise PosteriorDeclarationError(f"{where}: missing key(s) {missing}")
-    if unknown:
-        raise PosteriorDeclarationError(f"{where}: unknown key(s) {unknown}; expected {list(REQUIRED) + list(OPTIONAL)}")
-    d = {**OPTIONAL, **raw}
     data = _source(d["data"], where, "data")
     ref = d["reference"]
     if ref is not None:
