@@ -78,3 +78,10 @@ def test_notebook_code_is_short_and_defines_nothing(path):
     defined = [type(node).__name__ for node in ast.walk(tree)
                if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda))]
     assert not defined, f"{path.name} defines {defined}: move the logic to src/lsvi"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_notebook_does_not_repeat_the_packages_setup(path):
+    """float64 is switched on by `import lsvi` (Appendix C.1); a notebook that sets it again hides which setting the
+    package's users get."""
+    assert not [line for line in _code_lines(path) if "jax_enable_x64" in line and "update" in line], path.name
