@@ -1,4 +1,5 @@
-"""The online variational updates of `lsvi.core.online` against numerical argmins and hand cases."""
+"""The online variational updates of `lsvi.core.online` against numerical argmins and hand cases, and the
+algorithms (`build_*`, `run`) against their steps."""
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -25,10 +26,10 @@ def _argmin(objective, m0, s0):
     return res.x[:d], np.exp(res.x[d:])
 
 
-@pytest.mark.parametrize("loss", ["logistic", "squared"])
+@pytest.mark.parametrize("loss", [online.logistic_loss, online.squared_loss], ids=["logistic", "squared"])
 @pytest.mark.parametrize("alpha", [0.05, 1.0, 5.0])
 def test_svb_closed_form_is_the_argmin(loss, alpha):
-    g_m, g_s = online.grad_location_scale(online.LOSSES[loss], M_T, S_T, X_T, 1.0)
+    g_m, g_s = online.grad_location_scale(loss, M_T, S_T, X_T, 1.0)
     m, s = online.svb_step(g_m, g_s, M_T, S_T, alpha)
     m_num, s_num = _argmin(lambda m_, s_: online.svb_objective(m_, s_, g_m, g_s, M_T, S_T, alpha), M_T, S_T)
     np.testing.assert_allclose(m, m_num, atol=1e-8, rtol=0)
@@ -77,17 +78,42 @@ def test_svb_on_squared_loss_is_bayes_with_tempering():
     np.testing.assert_allclose(s1, 1 / jnp.sqrt(prec), atol=1e-7)
 
 
-def test_run_online_forecasts_before_seeing_and_oga_is_gradient_descent():
+def test_run_forecasts_before_seeing_and_oga_is_gradient_descent():
     X = jnp.asarray(RNG.normal(size=(20, D)))
     y = jnp.sign(X @ jnp.array([1.0, -1.0, 0.5]))
-    losses, ms, _ = online.run_online("oga", "logistic", X, y, lr=0.2)
+    losses, ms, _ = online.run(online.build_oga(online.logistic_loss, lr=0.2), X, y)
     np.testing.assert_allclose(losses[0], np.log(2.0))  # θ_1 = 0
     g = -y[0] * X[0] / (1 + jnp.exp(y[0] * X[0] @ ms[0]))
     np.testing.assert_allclose(ms[1], ms[0] - 0.2 * g, atol=1e-14)
-    for method in ("sva", "svb", "ngvi"):
-        losses, ms, ss = online.run_online(method, "logistic", X, y, alpha=0.5, beta=0.5)
-        assert losses.shape == (20,) and np.all(np.isfinite(losses)) and np.all(ss > 0)
+    for build in (online.build_sva, online.build_svb):
+        losses, ms, ss = online.run(build(online.logistic_loss, alpha=0.5), X, y)
+        assert losses.shape == (20,) and ms.shape == ss.shape == (20, D)
+        assert np.all(np.isfinite(losses)) and np.all(ss > 0)
         np.testing.assert_allclose(ms[0], 0.0)
+    losses, ms, ss = online.run(online.build_ngvi(online.logistic_loss, alpha=0.5, beta=0.5), X, y)
+    assert losses.shape == (20,) and np.all(np.isfinite(losses)) and np.all(ss > 0)
+    np.testing.assert_allclose(ms[0], 0.0)
+
+
+@pytest.mark.parametrize("build", [lambda loss: online.build_oga(loss, lr=0.3),
+                                   lambda loss: online.build_sva(loss, alpha=0.4, prior_sd=1.5),
+                                   lambda loss: online.build_svb(loss, alpha=0.4, init_sd=0.7),
+                                   lambda loss: online.build_ngvi(loss, alpha=0.4, beta=2.0, prior_sd=1.5)],
+                         ids=["oga", "sva", "svb", "ngvi"])
+def test_run_is_the_step_iterated_with_each_forecast_made_before_its_datum(build):
+    """`run` = `init` at 0 then `step` over the stream; Info records (m_t, σ_t) and the loss of θ_t = m_t, the state
+    before x_t is used (squared loss, so the recorded loss is checked against ½(y_t − x_tᵀm_t)² by hand)."""
+    X = jnp.asarray(RNG.normal(size=(6, D)))
+    y = jnp.asarray(RNG.normal(size=6))
+    algorithm = build(online.squared_loss)
+    losses, ms, ss = online.run(algorithm, X, y)
+    state = algorithm.init(jnp.zeros(D))
+    for t in range(6):
+        np.testing.assert_allclose(ms[t], state.m, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(ss[t], state.sigma, rtol=1e-12, atol=1e-14)
+        np.testing.assert_allclose(losses[t], 0.5 * (y[t] - X[t] @ state.m) ** 2, rtol=1e-12)
+        state, info = algorithm.step(state, X[t], y[t])
+        np.testing.assert_allclose(info.loss, losses[t], rtol=1e-12)
 
 
 def test_ewa_weights_are_the_tempered_posterior():

@@ -1,6 +1,7 @@
 """`lsvi.papers.alquier.online_vi` and the two data sets it adds (Breast, Boston)."""
 import jax.numpy as jnp
 import numpy as np
+import pytest
 
 from lsvi.core import online
 from lsvi.data import datasets
@@ -24,10 +25,11 @@ def test_compare_picks_each_methods_best_rate():
         row = table.set_index("method").loc[method]
         rate = row["lr"] if method == "oga" else row["alpha"]
         others = [r for r in (0.05, 0.5) if r != rate]
-        loss = online.run_online(method, "logistic", X, y, alpha=rate, lr=rate)[0]
+        loss = online.run(online_vi.algorithm(method, "logistic", alpha=rate, lr=rate), X, y)[0]
         np.testing.assert_allclose(curves[method].iloc[-1], float(loss.mean()), rtol=1e-10)
         for r in others:
-            assert float(online.run_online(method, "logistic", X, y, alpha=r, lr=r)[0].mean()) >= row["final_average_loss"]
+            other = online.run(online_vi.algorithm(method, "logistic", alpha=r, lr=r), X, y)[0]
+            assert float(other.mean()) >= row["final_average_loss"]
 
 
 def test_hyper_grids_give_every_method_the_same_budget():
@@ -50,7 +52,24 @@ def test_held_out_finals_rerun_the_selected_configuration_on_other_orders():
         np.testing.assert_allclose(sel[m], table.set_index("method").loc[m, "final_average_loss"], rtol=1e-10)
         r = table.set_index("method").loc[m]
         Xs, ys = online_vi.shuffled(X, y, 2)
-        want = float(online.run_online(m, "logistic", Xs, ys, alpha=r["alpha"], beta=r["beta"], lr=r["lr"])[0].mean())
+        algorithm = online_vi.algorithm(m, "logistic", alpha=r["alpha"], beta=r["beta"], lr=r["lr"])
+        want = float(online.run(algorithm, Xs, ys)[0].mean())
         np.testing.assert_allclose(ho[(ho.seed == 2) & (ho.method == m)]["final_average_loss"], want, rtol=1e-10)
     other = ho[ho.seed == 1].set_index("method")["final_average_loss"]
     assert not np.allclose(other[["oga", "ngvi"]], sel[["oga", "ngvi"]])  # another order, another sequence of losses
+
+
+def test_algorithm_maps_names_to_the_library_builders():
+    """The paper's string → algorithm map: each method gets only its own hyperparameters, and a missing one is an
+    error rather than a silent default."""
+    X, y, _ = online_vi.simulated_logistic(1, 30, 3)
+    X, y = jnp.asarray(X), jnp.asarray(y)
+    got = online.run(online_vi.algorithm("ngvi", "logistic", alpha=0.5, beta=2.0, lr=9.0, prior_sd=1.5), X, y)
+    want = online.run(online.build_ngvi(online.logistic_loss, alpha=0.5, beta=2.0, prior_sd=1.5), X, y)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    oga = online.run(online_vi.algorithm("oga", "squared", alpha=7.0, lr=0.1), X, y)[0]
+    np.testing.assert_array_equal(oga, online.run(online.build_oga(online.squared_loss, lr=0.1), X, y)[0])
+    assert set(online_vi.BUILDERS) == set(online_vi.METHODS) == set(online_vi.HYPERPARAMETERS)
+    with pytest.raises(ValueError, match="beta"):
+        online_vi.algorithm("ngvi", "logistic", alpha=0.5)

@@ -43,6 +43,11 @@ parameters λ = (m/σ², −1/(2σ²)):
 The `*_objective` functions are the bracketed objectives (with the project's exact
 `kl_gaussian`), for checking the closed forms against a numerical argmin.
 
+Each method is an algorithm in the kernel shape: ``algorithm = build_svb(loss, alpha=…)`` (likewise
+`build_oga`, `build_sva`, `build_ngvi`) is an `OnlineAlgorithm` (init, step) with
+``state = algorithm.init(m0)`` and ``state, info = algorithm.step(state, x_t, y_t)``; the loss is a function
+ℓ(z, y) (`logistic_loss`, `squared_loss`, or any other). `run(algorithm, X, y)` scans one over a sequence.
+
 All functions are pure; shapes: d features, T steps; X (T, d), y (T,).
 
 References
@@ -53,6 +58,8 @@ M. E. Khan, W. Lin (2017). Conjugate-computation variational inference. AISTATS 
 P. Alquier (2019). Generalization bounds for variational inference. Slides, EcoSta 2019.
 """
 from __future__ import annotations
+
+from typing import Callable, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -74,9 +81,6 @@ def logistic_loss(z, y):
 def squared_loss(z, y):
     """½ (y − z)²: −log of N(y; z, 1) without the constant ½ log 2π."""
     return 0.5 * (y - z) ** 2
-
-
-LOSSES = {"logistic": logistic_loss, "squared": squared_loss}
 
 
 def h(x):
@@ -144,41 +148,125 @@ def ngvi_objective(m, sigma, g1, g2, m_t, sigma_t, alpha, beta, prior_sd):
     return m @ g1 + (m**2 + sigma**2) @ g2 + prior / alpha + _kl_diag(m, sigma, m_t, sigma_t) / beta
 
 
-# ---------------------------------------------------------------- runners
-def run_online(method: str, loss_name: str, X, y, *, alpha=1.0, beta=1.0, prior_sd=1.0, lr=0.1,
-               init_sd=None):
-    """Run one method over the sequence (X (T, d), y (T,)); returns (losses (T,), m (T, d), σ (T, d)).
+# ---------------------------------------------------------------- the algorithms (kernel shape)
+class State(NamedTuple):
+    """The forecaster after t − 1 steps: q_t = N(m_t, diag σ_t²), forecast θ_t = m_t (OGA: θ_t = m, σ = 0).
 
-    losses[t] = ℓ(x_tᵀθ_t, y_t) with θ_t = m_t the forecast *before* x_t is revealed;
-    m, σ are those forecasts' (m_t, σ_t) (σ = 0 for OGA). Start: q_1 = π = N(0, s² I)
-    (σ_1 = ``init_sd`` if given), θ_1 = 0 for OGA. method ∈ {"oga", "sva", "svb", "ngvi"}.
-    """
-    loss = LOSSES[loss_name]
-    d = X.shape[1]
-    m0 = jnp.zeros(d, X.dtype)
-    s0 = jnp.full(d, prior_sd if init_sd is None else init_sd, X.dtype)
+    m (d,); sigma (d,)."""
+    m: jnp.ndarray
+    sigma: jnp.ndarray
 
-    def step(carry, xy):
-        m, s, G_m, G_s = carry
-        x, yt = xy
-        incurred = loss(x @ m, yt)
-        if method == "oga":
-            m_new, s_new = m - lr * jax.grad(lambda th: loss(x @ th, yt))(m), s
-        elif method == "svb":
-            m_new, s_new = svb_step(*grad_location_scale(loss, m, s, x, yt), m, s, alpha)
-        elif method == "sva":
-            g_m, g_s = grad_location_scale(loss, m, s, x, yt)
-            G_m, G_s = G_m + g_m, G_s + g_s
-            m_new, s_new = sva_step(G_m, G_s, alpha, prior_sd)
-        elif method == "ngvi":
-            m_new, s_new = ngvi_step(*grad_expectation(loss, m, s, x, yt), m, s, alpha, beta, prior_sd)
-        else:
-            raise ValueError(f"unknown method {method!r}")
-        return (m_new, s_new, G_m, G_s), (incurred, m, s)
 
-    carry = (m0, jnp.zeros(d, X.dtype) if method == "oga" else s0, jnp.zeros(d, X.dtype), jnp.zeros(d, X.dtype))
-    _, (losses, ms, ss) = jax.lax.scan(step, carry, (X, y))
-    return losses, ms, ss
+class SVAState(NamedTuple):
+    """SVA's state: q_t = N(m_t, diag σ_t²) and the accumulated gradients (G_m, G_σ) = Σ_{i<t} g_i of
+    Algorithm 3's linearised losses. m, sigma, G_m, G_s (d,)."""
+    m: jnp.ndarray
+    sigma: jnp.ndarray
+    G_m: jnp.ndarray
+    G_s: jnp.ndarray
+
+
+class Info(NamedTuple):
+    """One step's record, all *before* (x_t, y_t) is revealed: loss () = ℓ(x_tᵀθ_t, y_t), the loss the
+    forecast θ_t = m_t incurs; m (d,), sigma (d,) = (m_t, σ_t), the forecaster that incurred it."""
+    loss: jnp.ndarray
+    m: jnp.ndarray
+    sigma: jnp.ndarray
+
+
+class OnlineAlgorithm(NamedTuple):
+    """``init(m0 (d,)) -> state``: the first forecaster, mean m0 (`run`: m0 = 0, the prior mean);
+    ``step(state, x (d,), y ()) -> (state, Info)``: forecast, incur ℓ(xᵀθ_t, y), update."""
+    init: Callable
+    step: Callable
+
+
+def _init_sd(prior_sd, init_sd):
+    return prior_sd if init_sd is None else init_sd
+
+
+def build_oga(loss, lr) -> OnlineAlgorithm:
+    """OGA: θ_{t+1} = θ_t − λ ∇_θ ℓ(x_tᵀθ_t, y_t), θ_1 = m0 (online gradient; named in the slides,
+    never defined). ``loss(z, y)`` a loss of the linear predictor z = xᵀθ (`logistic_loss`,
+    `squared_loss`); lr = λ. The state's σ is 0 (a point forecaster)."""
+
+    def init(m0) -> State:
+        return State(m0, jnp.zeros_like(m0))
+
+    def step(state: State, x, y):
+        m, s = state
+        incurred = loss(x @ m, y)
+        m_new = m - lr * jax.grad(lambda th: loss(x @ th, y))(m)
+        return State(m_new, s), Info(incurred, m, s)
+
+    return OnlineAlgorithm(init, step)
+
+
+def build_svb(loss, alpha, prior_sd=1.0, init_sd=None) -> OnlineAlgorithm:
+    """SVB (slides "SVA and SVB strategies", "An example: SVB with Gaussian approximations"):
+    μ_{t+1} = argmin_μ μᵀg_t + K(q_μ, q_{μ_t})/α, g_t = ∇_{(m,σ)} ℓ̄_t at (m_t, σ_t), in closed form
+    (`svb_step`): m_{t+1} = m_t − α σ_t² ⊙ g_m, σ_{t+1} = σ_t ⊙ h(α σ_t ⊙ g_σ / 2).
+    ``loss(z, y)`` as in `build_oga`; q_1 = N(m0, σ_1² I), σ_1 = ``init_sd`` if given, else s = ``prior_sd``."""
+
+    def init(m0) -> State:
+        return State(m0, jnp.full_like(m0, _init_sd(prior_sd, init_sd)))
+
+    def step(state: State, x, y):
+        m, s = state
+        incurred = loss(x @ m, y)
+        m_new, s_new = svb_step(*grad_location_scale(loss, m, s, x, y), m, s, alpha)
+        return State(m_new, s_new), Info(incurred, m, s)
+
+    return OnlineAlgorithm(init, step)
+
+
+def build_sva(loss, alpha, prior_sd=1.0, init_sd=None) -> OnlineAlgorithm:
+    """SVA (Algorithm 3, slides "SVA and SVB strategies"): μ_{t+1} = argmin_μ μᵀ Σ_{i≤t} g_i + K(q_μ, π)/α,
+    each g_i = ∇_{(m,σ)} ℓ̄_i at the iterate (m_i, σ_i) where x_i was revealed (linearised FTRL), in closed form
+    (`sva_step`): m_{t+1} = −α s² Σ g_{m,i}, σ_{t+1} = s h(α s Σ g_{σ,i} / 2); π = N(0, s² I), s = ``prior_sd``.
+    ``loss(z, y)`` as in `build_oga`; q_1 = N(m0, σ_1² I), σ_1 = ``init_sd`` if given, else s."""
+
+    def init(m0) -> SVAState:
+        return SVAState(m0, jnp.full_like(m0, _init_sd(prior_sd, init_sd)), jnp.zeros_like(m0), jnp.zeros_like(m0))
+
+    def step(state: SVAState, x, y):
+        m, s, G_m, G_s = state
+        incurred = loss(x @ m, y)
+        g_m, g_s = grad_location_scale(loss, m, s, x, y)
+        G_m, G_s = G_m + g_m, G_s + g_s
+        m_new, s_new = sva_step(G_m, G_s, alpha, prior_sd)
+        return SVAState(m_new, s_new, G_m, G_s), Info(incurred, m, s)
+
+    return OnlineAlgorithm(init, step)
+
+
+def build_ngvi(loss, alpha, beta, prior_sd=1.0, init_sd=None) -> OnlineAlgorithm:
+    """Online NGVI (slide "NGVI strategy"; Khan & Lin 2017): μ_{t+1} = argmin_μ μᵀg_t + K(q_μ, π)/α + K(q_μ, q_{μ_t})/β
+    in the expectation parameter μ = (E θ, E θ²), g_t = (∂_m ℓ̄ − 2m ∂_v ℓ̄, ∂_v ℓ̄) (`grad_expectation`); in closed
+    form (`ngvi_step`) λ_{t+1} = (λ_π/α + λ_t/β − g_t)/(1/α + 1/β) in natural parameters. π = N(0, s² I),
+    s = ``prior_sd``; ``loss(z, y)`` as in `build_oga`; q_1 = N(m0, σ_1² I), σ_1 = ``init_sd`` if given, else s."""
+
+    def init(m0) -> State:
+        return State(m0, jnp.full_like(m0, _init_sd(prior_sd, init_sd)))
+
+    def step(state: State, x, y):
+        m, s = state
+        incurred = loss(x @ m, y)
+        m_new, s_new = ngvi_step(*grad_expectation(loss, m, s, x, y), m, s, alpha, beta, prior_sd)
+        return State(m_new, s_new), Info(incurred, m, s)
+
+    return OnlineAlgorithm(init, step)
+
+
+def run(algorithm: OnlineAlgorithm, X, y):
+    """Run one online algorithm over the sequence X (T, d), y (T,) (``lax.scan``), starting from
+    ``algorithm.init(0 (d,))``; returns (losses (T,), m (T, d), σ (T, d)).
+
+    losses[t] = ℓ(x_tᵀθ_t, y_t) with θ_t = m_t the forecast made *before* x_t is revealed; m, σ are
+    those forecasters' (m_t, σ_t) (σ = 0 for OGA)."""
+    state = algorithm.init(jnp.zeros(X.shape[1], X.dtype))
+    _, info = jax.lax.scan(lambda s, xy: algorithm.step(s, *xy), state, (X, y))
+    return info.loss, info.m, info.sigma
 
 
 def ewa_log_weights(log_prior, grid_losses, alpha):

@@ -1,5 +1,6 @@
 """The online-VI experiments of Alquier's EcoSta 2019 slides ("Test on ... dataset"): average
-cumulative loss (1/t) Σ_{s≤t} ℓ_s(θ_s) vs t for OGA, SVA, SVB and NGVI (`lsvi.core.online`).
+cumulative loss (1/t) Σ_{s≤t} ℓ_s(θ_s) vs t for OGA, SVA, SVB and NGVI (`lsvi.core.online`; `algorithm` maps the
+notebook's method and loss names to the library's builders and loss functions).
 
 The slides give neither the data sizes, the prior, nor the learning rates. Choices (stated in
 notebook 52): prior N(0, s² I); each method is run over a grid of its learning rate(s) with the
@@ -26,7 +27,22 @@ import pandas as pd
 
 from lsvi.core import online
 
-METHODS = ("oga", "sva", "svb", "ngvi")
+LOSSES = {"logistic": online.logistic_loss, "squared": online.squared_loss}  # the notebook's loss names
+BUILDERS = {"oga": online.build_oga, "sva": online.build_sva, "svb": online.build_svb, "ngvi": online.build_ngvi}
+HYPERPARAMETERS = {"oga": ("lr",), "sva": ("alpha", "prior_sd"), "svb": ("alpha", "prior_sd"),
+                   "ngvi": ("alpha", "beta", "prior_sd")}  # the keywords each builder takes
+METHODS = tuple(BUILDERS)  # ("oga", "sva", "svb", "ngvi")
+
+
+def algorithm(method: str, loss_name: str, alpha=None, beta=None, lr=None, prior_sd: float = 1.0):
+    """The library's online algorithm for a method and loss named in the notebook's parameters, at one (α, β, λ)
+    of `hyper_grid`: each builder of `BUILDERS` gets the hyperparameters it has (`HYPERPARAMETERS`: OGA λ; SVA and
+    SVB α and s; NGVI α, β and s), the others are ignored. Returns a `lsvi.core.online.OnlineAlgorithm`."""
+    given = {"alpha": alpha, "beta": beta, "lr": lr, "prior_sd": prior_sd}
+    missing = [k for k in HYPERPARAMETERS[method] if given[k] is None]
+    if missing:
+        raise ValueError(f"{method} needs {missing}")
+    return BUILDERS[method](LOSSES[loss_name], **{k: given[k] for k in HYPERPARAMETERS[method]})
 
 
 def simulated_logistic(seed: int, n: int, d: int):
@@ -65,8 +81,7 @@ def dense_rates(rates) -> list[float]:
 def average_cumulative_losses(method, loss_name, X, y, hypers, prior_sd):
     """(H, T) average cumulative losses (1/t) Σ_{s≤t} ℓ_s(θ_s), one row per (α, β, λ) in hypers."""
     a, b, lr = (jnp.asarray(v) for v in zip(*hypers))
-    one = lambda a_, b_, lr_: online.run_online(method, loss_name, X, y, alpha=a_, beta=b_, lr=lr_,
-                                                prior_sd=prior_sd)[0]
+    one = lambda a_, b_, lr_: online.run(algorithm(method, loss_name, a_, b_, lr_, prior_sd), X, y)[0]  # noqa: E731
     losses = jax.jit(jax.vmap(one))(a, b, lr)
     return jnp.cumsum(losses, axis=1) / jnp.arange(1, X.shape[0] + 1)
 
@@ -96,8 +111,8 @@ def held_out_finals(loss_name, X, y, table: pd.DataFrame, seeds, T: int | None =
     Xs, ys = jnp.stack([p[0] for p in perms]), jnp.stack([p[1] for p in perms])
     rows = []
     for r in table.itertuples():
-        one = lambda X_, y_, a, b, lr, m=r.method: online.run_online(m, loss_name, X_, y_, alpha=a, beta=b, lr=lr,  # noqa: E731
-                                                                     prior_sd=prior_sd)[0].mean()
+        one = lambda X_, y_, a, b, lr, m=r.method: online.run(algorithm(m, loss_name, a, b, lr, prior_sd),  # noqa: E731
+                                                              X_, y_)[0].mean()
         finals = np.asarray(jax.jit(jax.vmap(one, in_axes=(0, 0, None, None, None)))(Xs, ys, r.alpha, r.beta, r.lr))
         rows += [{"seed": int(seed), "method": r.method, "final_average_loss": float(f) if np.isfinite(f) else np.inf}
                  for seed, f in zip(seeds, finals)]

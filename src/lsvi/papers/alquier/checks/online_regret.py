@@ -150,7 +150,7 @@ def sva_regret_bound(loss_name, X, y, alpha, prior_sd):
     (the squared loss is not Lipschitz)."""
     if loss_name != "logistic":
         raise ValueError("the SVA bound needs a Lipschitz loss: logistic only")
-    loss = online.LOSSES[loss_name]
+    loss = online.logistic_loss
     d = X.shape[1]
     prior = lambda m, s: kl_gaussian(m, jnp.diag(s**2), jnp.zeros(d), jnp.diag(jnp.full(d, prior_sd**2)))
     total = lambda m, s: jnp.sum(jax.vmap(lambda x, yt: online.expected_loss(loss, m, s**2, x, yt))(X, y))
@@ -209,7 +209,7 @@ def closed_form_discrepancies(seed: int, d: int, cases: int, prior_sd: float = 1
         m_t, s_t = jnp.asarray(rng.normal(size=d)), jnp.asarray(rng.uniform(0.2, 2.0, d))
         x, y = jnp.asarray(rng.normal(size=d)), float(rng.choice([-1.0, 1.0]))
         alpha, beta = float(10 ** rng.uniform(-2, 0.5)), float(10 ** rng.uniform(-2, 0.5))
-        loss = online.LOSSES["logistic" if c % 2 else "squared"]
+        loss = online.logistic_loss if c % 2 else online.squared_loss
         g_m, g_s = online.grad_location_scale(loss, m_t, s_t, x, y)
         g1, g2 = online.grad_expectation(loss, m_t, s_t, x, y)
         G_m, G_s = g_m * (c + 1), g_s * (c + 1)
@@ -247,6 +247,7 @@ def sva_bound_table(X, y, alphas, prior_sd):
     rows = []
     for a in alphas:
         bound, L, gamma, grad = sva_regret_bound("logistic", X, y, a, prior_sd)
-        cumulative = float(online.run_online("sva", "logistic", X, y, alpha=a, prior_sd=prior_sd)[0].sum())
+        sva = online.build_sva(online.logistic_loss, alpha=a, prior_sd=prior_sd)
+        cumulative = float(online.run(sva, X, y)[0].sum())
         rows.append({"alpha": a, "L": L, "gamma": gamma, "cumulative_loss": cumulative, "bound": bound, "inf_grad": grad})
     return rows
