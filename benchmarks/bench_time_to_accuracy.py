@@ -83,7 +83,7 @@ def gold_standard(prob, name: str, quick: bool, seed: int):
     chains, warm, draws = (2, 300, 300) if quick else (4, 1000, 1000)
     g = nuts.sample(prob.logdensity, prob.d, chains, warm, draws, seed)
     info = (f"Blackjax NUTS run here: {chains} chains × {draws} draws after {warm} warm-up steps, "
-            f"R-hat max {g.rhat_max:.3f}, ESS bulk min {g.ess_bulk_min:.0f}, {g.wall_s:.0f} s")
+            f"R-hat max {g.rhat_max:.3f}, ESS bulk min {g.ess_bulk_min:.0f}, {g.seconds:.0f} s")
     print(f"[{name}] NUTS {info}", file=sys.stderr, flush=True)
     flat = g.positions.reshape(-1, prob.d)
     anchor = tta.MethodTrace("NUTS moment-matched Gaussian", "", np.zeros(1, int), np.zeros(1), flat.mean(0)[None],

@@ -237,9 +237,9 @@ def test_advi_rows_are_reference():
 # ------------------------------------------------------------------ notebook 41: viabel side by side (reference)
 def _cmp(n, shift=0.0, it_ratio=1.0):
     rng = np.random.default_rng(0)
-    a = {"sqrt_skl": 0.05 + 0.005 * rng.standard_normal(n), "iterations": np.full(n, 3000.0), "wall": np.ones(n)}
+    a = {"sqrt_skl": 0.05 + 0.005 * rng.standard_normal(n), "iterations": np.full(n, 3000.0), "seconds": np.ones(n)}
     b = {"sqrt_skl": 0.05 + shift + 0.005 * rng.standard_normal(n), "iterations": np.full(n, 3000.0 * it_ratio),
-         "wall": np.ones(n)}
+         "seconds": np.ones(n)}
     return {"faso_ours": a, "faso_viabel": b, "rabvi_ours": a, "rabvi_viabel": b, "faso_ours_viabel_constants": a}
 
 
@@ -250,7 +250,7 @@ def test_viabel_claims_pass_fail_na_and_kind():
     assert not any(r["passed"] for r in rows) and all(r["assessable"] for r in rows)
     rows = rc.viabel_claims(_cmp(3), "banded", 10)  # fewer than 5 seeds
     assert not any(r["assessable"] for r in rows)
-    empty = {k: {m: np.array([]) for m in ("sqrt_skl", "iterations", "wall")} for k in _cmp(1)}
+    empty = {k: {m: np.array([]) for m in ("sqrt_skl", "iterations", "seconds")} for k in _cmp(1)}
     assert all(not r["assessable"] and r["kind"] == "reference" for r in rc.viabel_claims(empty, "banded", 10))
 
 

@@ -187,7 +187,7 @@ def test_stein_forms_exact_for_polynomial_target():
     assert max(errs.values()) < 1e-10
 
 
-def test_wall_time_calls_warmup_plus_repeats():
+def test_time_call_calls_warmup_plus_repeats():
     calls = []
 
     def fn(x):
@@ -197,10 +197,10 @@ def test_wall_time_calls_warmup_plus_repeats():
     t = rates.median_time(fn, jnp.ones(3), repeats=4, warmup=2)
     assert len(calls) == 6 and isinstance(t, float) and np.isfinite(t)
     calls.clear()
-    t_min = rates.wall_time(fn, jnp.ones(3), repeats=3, warmup=1)
+    t_min = rates.time_call(fn, jnp.ones(3), repeats=3, warmup=1)
     assert len(calls) == 4 and np.isfinite(t_min)
     with pytest.raises(ValueError):
-        rates.wall_time(fn, jnp.ones(3), statistic="mean")
+        rates.time_call(fn, jnp.ones(3), statistic="mean")
     calls.clear()
     other = []
     t = rates.interleaved_times([(fn, (jnp.ones(2),)), (lambda x: other.append(1) or x, (jnp.ones(2),))], repeats=3, warmup=2)

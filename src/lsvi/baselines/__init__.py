@@ -9,7 +9,7 @@
 * `lsvi.baselines.nuts`             Blackjax NUTS gold standard with ArviZ diagnostics
 
 Every VI baseline returns a `GaussianTrace`: its Gaussian iterate recorded at some
-iterations, with the wall time elapsed when it was recorded, the time of the optimisation
+iterations, with the time (`lsvi.core.clock`) elapsed when it was recorded, the time of the optimisation
 loop (``loop_s``) and of the library's set-up and compilation (``compile_s``). `to_natural`
 maps a trace to the natural parameters of `lsvi.core.families` (one row per record), so
 that the *same* loss code (`lsvi.core.losses.kl_trace`, same draws) scores LSVI, NGD and
@@ -41,7 +41,7 @@ class GaussianTrace(NamedTuple):
     iterations (K,) int   iteration index of each record (0 = the initial distribution)
     mean (K, d)
     cov (K, d, d) full covariance, or (K, d) variances when ``meanfield``
-    elapsed (K,) float    wall-clock seconds since the start of the optimisation loop
+    elapsed (K,) float    seconds (`lsvi.core.clock`) since the start of the optimisation loop
                           (recording excluded where the wrapper can separate it)
     meanfield bool
     info dict             library, version, settings and anything worth reporting; an

@@ -27,7 +27,6 @@ in JAX. arXiv:2402.10797.
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import NamedTuple
 
@@ -36,11 +35,12 @@ import blackjax
 import jax
 import jax.numpy as jnp
 import numpy as np
+from lsvi.core import clock
 
 
 class NUTSResult(NamedTuple):
     """positions (chains, draws, d); mean, sd (d,) over all draws; rhat_max, ess_bulk_min,
-    ess_tail_min; acceptance (mean acceptance rate); divergences (count); wall_s; grad_evals."""
+    ess_tail_min; acceptance (mean acceptance rate); divergences (count); seconds (cost of sampling on `lsvi.core.clock`); grad_evals."""
 
     positions: np.ndarray
     mean: np.ndarray
@@ -50,7 +50,7 @@ class NUTSResult(NamedTuple):
     ess_tail_min: float
     acceptance: float
     divergences: int
-    wall_s: float
+    seconds: float
     grad_evals: int = 0  # leapfrog steps (gradient evaluations) of the sampling phase, all chains, warmup excluded
 
 
@@ -78,11 +78,11 @@ def sample(logdensity, d: int, num_chains: int = 4, num_warmup: int = 1000, num_
     key = jax.random.PRNGKey(seed)
     k0, kc = jax.random.split(key)
     init = 2.0 * jax.random.normal(k0, (num_chains, d), jnp.float64)
-    t0 = time.perf_counter()
+    t0 = clock.seconds()
     pos, acc, div, steps, *_ = jax.vmap(lambda k, x: _chain(k, logdensity, x, num_warmup, num_draws, target_accept))(
         jax.random.split(kc, num_chains), init)
     pos = np.asarray(jax.block_until_ready(pos))
-    wall = time.perf_counter() - t0
+    wall = clock.seconds() - t0
     idata = az.convert_to_inference_data(pos)  # array (chain, draw, d)
     summ = az.summary(idata, kind="diagnostics")
     flat = pos.reshape(-1, d)

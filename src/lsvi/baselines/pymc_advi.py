@@ -29,7 +29,7 @@ it: ``info["setup_time"]``; their sum is the trace's ``compile_s``); ``Inference
 then runs the T iterations with that compiled function and our callback (``loop_s``).
 ``elapsed`` and ``loop_s`` are measured from just before ``refine`` and exclude the time
 spent recording (one call of a pre-compiled function for μ, Σ per record).
-``info["total_time"]`` is the wall time of the whole call.
+``info["total_time"]`` is the time (`lsvi.core.clock`) of the whole call.
 
 Divergence. PyMC raises FloatingPointError when the loss (−ELBO estimate) is NaN (±inf
 is not checked); we
@@ -53,12 +53,12 @@ from __future__ import annotations
 
 import logging
 import math
-import time
 from typing import NamedTuple
 
 import numpy as np
 
 from lsvi.baselines import GaussianTrace, thin
+from lsvi.core import clock
 
 
 def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullrank_advi",
@@ -85,8 +85,8 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
     sigma = np.sqrt(np.broadcast_to(np.asarray(prior_var, np.float64), (d,)))
     record_at = thin(num_iterations, num_records)
     its, means, covs, elapsed = [], [], [], []
-    clock = {"start": 0.0, "overhead": 0.0}
-    t_total = time.perf_counter()
+    marks = {"start": 0.0, "overhead": 0.0}
+    t_total = clock.seconds()
 
     flags = {"floatX": "float64"}
     if blas_ldflags is not None:
@@ -103,29 +103,29 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
         moments = pytensor.function([], [approx.mean, second])
 
         def record(i):
-            t = time.perf_counter()
+            t = clock.seconds()
             mu, c = moments()
             its.append(i), means.append(mu), covs.append(c)
-            elapsed.append(t - clock["start"] - clock["overhead"])
-            clock["overhead"] += time.perf_counter() - t
+            elapsed.append(t - marks["start"] - marks["overhead"])
+            marks["overhead"] += clock.seconds() - t
 
         def callback(_approx, _loss, i):
             if i in record_set:
                 record(i)
 
         record_set = set(int(i) for i in record_at[1:])
-        t = time.perf_counter()
+        t = clock.seconds()
         setup_time = t - t_total
         pm.fit(0, method=inference, callbacks=[callback], progressbar=False, obj_n_mc=obj_n_mc, **fit_kwargs)
-        compile_time = time.perf_counter() - t
-        clock["start"] = time.perf_counter()
+        compile_time = clock.seconds() - t
+        marks["start"] = clock.seconds()
         record(0)
         error = None
         try:
             inference.refine(num_iterations, progressbar=progressbar)
         except FloatingPointError as err:
             error = err
-        loop_time = time.perf_counter() - clock["start"] - clock["overhead"]
+        loop_time = clock.seconds() - marks["start"] - marks["overhead"]
 
     hist = np.asarray(inference.hist, np.float64)
     its = np.asarray(its, int)
@@ -137,7 +137,7 @@ def fit(X_flipped, prior_var, num_iterations: int = 10_000, method: str = "fullr
         "blas_ldflags": pytensor.config.blas__ldflags if blas_ldflags is None else blas_ldflags,
         "compile_mode": compile_mode or str(pytensor.config.mode),
         "optimizer": "pymc default: adagrad_window(learning_rate=1e-3, epsilon=0.1, n_win=10)",
-        "setup_time": setup_time, "compile_time": compile_time, "total_time": time.perf_counter() - t_total,
+        "setup_time": setup_time, "compile_time": compile_time, "total_time": clock.seconds() - t_total,
         "iterations_completed": len(hist),
         "loss_iterations": its[1:], "loss_block_mean": loss,  # mean of −ELBO estimates over (t_{k−1}, t_k]
         "diverged": error is not None, "error": None if error is None else repr(error),
@@ -191,7 +191,7 @@ def fit_gaussian(cov, num_iterations: int, record_every: int = 200, seed: int = 
     rule = pm.callbacks.CheckParametersConvergence(**({"every": 100, "tolerance": 1e-3, "diff": "absolute"}
                                                       | (convergence or {})))
     its, means, stds, stop = [], [], [], []
-    t0 = time.perf_counter()
+    t0 = clock.seconds()
     log = logging.getLogger("pymc")
     level = log.level
     log.setLevel(logging.WARNING)  # PyMC logs "Finished [100%]" at INFO after every refine chunk
@@ -205,7 +205,7 @@ def fit_gaussian(cov, num_iterations: int, record_every: int = 200, seed: int = 
             inference.fit(0, progressbar=False, obj_n_mc=obj_n_mc)  # builds and compiles the step function
             chunk = math.gcd(record_every, rule.every)
             rule(approx, None, 0)  # PyMC's first call (iteration 0) stores the starting parameters
-            t1 = time.perf_counter()
+            t1 = clock.seconds()
             for k in range(chunk, num_iterations + 1, chunk):
                 inference.refine(chunk, progressbar=False)
                 if not stop:
@@ -216,11 +216,11 @@ def fit_gaussian(cov, num_iterations: int, record_every: int = 200, seed: int = 
                 if k % record_every == 0:
                     mu, sd = moments()
                     its.append(k), means.append(mu), stds.append(sd)
-            loop = time.perf_counter() - t1
+            loop = clock.seconds() - t1
     finally:
         log.setLevel(level)
     info = {"library": "pymc", "version": pm.__version__, "method": "advi", "seed": seed, "obj_n_mc": obj_n_mc,
             "optimizer": "pymc default: adagrad_window(learning_rate=1e-3, epsilon=0.1, n_win=10)",
             "convergence": {"every": rule.every, "tolerance": rule.tolerance, "diff": getattr(rule._diff, "__name__", "")},
-            "wall_s": time.perf_counter() - t0, "loop_s": loop}
+            "seconds": clock.seconds() - t0, "loop_s": loop}
     return GaussianTargetCurve(np.asarray(its, int), np.asarray(means), np.asarray(stds), stop[0] if stop else None, info)

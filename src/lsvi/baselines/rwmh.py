@@ -34,7 +34,6 @@ Journal of Computational and Graphical Statistics 27(1), 1–11.
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import Callable, NamedTuple
 
@@ -42,6 +41,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 from blackjax.mcmc import random_walk as rw
+from lsvi.core import clock
 
 
 class ChainTrace(NamedTuple):
@@ -110,7 +110,7 @@ def build_sampler(log_target: Callable, sigma, num_steps: int, refresh_current: 
 
 class TimedChains(NamedTuple):
     """traces: ChainTrace whose leaves have shape (R, num_chains, num_steps, ...), one run per
-    key; times (R,): wall time of each run (s, compilation excluded); compile_time (s)."""
+    key; times (R,): time (`lsvi.core.clock`) of each run (s, compilation excluded); compile_time (s)."""
 
     traces: ChainTrace
     times: np.ndarray
@@ -124,14 +124,14 @@ def run_sequential(sampler, keys, initial_positions) -> TimedChains:
     Compiled once ahead of time (``sampler.lower(...).compile()``), so that the times are
     those of the chains alone; every run waits for its result (``block_until_ready``)."""
     x0 = jnp.atleast_2d(jnp.asarray(initial_positions))
-    t0 = time.perf_counter()
+    t0 = clock.seconds()
     compiled = sampler.lower(keys[0], x0).compile()
-    compile_time = time.perf_counter() - t0
+    compile_time = clock.seconds() - t0
     traces, times = [], []
     for k in keys:
-        t0 = time.perf_counter()
+        t0 = clock.seconds()
         trace = jax.block_until_ready(compiled(k, x0))
-        times.append(time.perf_counter() - t0)
+        times.append(clock.seconds() - t0)
         traces.append(jax.tree.map(np.asarray, trace))
     return TimedChains(jax.tree.map(lambda *x: np.stack(x), *traces), np.array(times), compile_time)
 

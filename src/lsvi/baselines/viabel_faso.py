@@ -36,11 +36,11 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-import time
 import types
 from typing import Callable, NamedTuple
 
 import numpy as np
+from lsvi.core import clock
 
 VIABEL_DIFFERENCES = (
     "viabel FASO: convergence checked every k_check = W_min iterations (ours W_min/2); accuracy rule max_i MCSE_i < ε "
@@ -115,7 +115,7 @@ class ViabelResult(NamedTuple):
     position: np.ndarray  # returned iterate average λ̄ = (μ, log σ) (2d,)
     iterations: int  # total iterations run
     stopped: bool  # FASO: accuracy rule met; RAABBVI: termination rule fired
-    wall_time: float  # seconds (optimisation and diagnostics, viabel's printing silenced)
+    seconds: float  # on `lsvi.core.clock` (optimisation and diagnostics, viabel's printing silenced)
     learning_rates: list  # RAABBVI: learning rates visited (FASO: [γ])
     averages: list  # RAABBVI: iterate average after each learning rate
 
@@ -147,11 +147,11 @@ def run_faso(precision, learning_rate: float, *, optimizer: str = "avg_adam", w_
         d = obj.approx.dim
         lam0 = np.zeros(2 * d) if init is None else np.asarray(init, float)
         faso = viabel.FASO(_optimizer(optimizer, learning_rate), mcse_threshold=eps, W_min=w_min)
-        t0 = time.perf_counter()
+        t0 = clock.seconds()
         with viabel_deterministic(seed), contextlib.redirect_stdout(io.StringIO()), \
                 contextlib.redirect_stderr(io.StringIO()):
             out = faso.optimize(k_max, obj, lam0)
-        wall = time.perf_counter() - t0
+        wall = clock.seconds() - t0
     stopped = out["k_stopped"] is not None
     iters = out["k_stopped"] + 1 if stopped else len(out["variational_param_history"])
     return ViabelResult(np.asarray(out["opt_param"]), int(iters), stopped, wall, [learning_rate], [out["opt_param"]])
@@ -194,11 +194,11 @@ def run_raabvi(precision, *, regression: Callable, optimizer: str = "avg_adam", 
         saved = vo.StanModel_cache
         vo.StanModel_cache = lambda *a, **k: None  # the compiled regression model is not needed by the adapter
         try:
-            t0 = time.perf_counter()
+            t0 = clock.seconds()
             with viabel_deterministic(seed), contextlib.redirect_stdout(io.StringIO()), \
                     contextlib.redirect_stderr(io.StringIO()):
                 out = opt.optimize(k_max, obj, lam0)
-            wall = time.perf_counter() - t0
+            wall = clock.seconds() - t0
         finally:
             vo.StanModel_cache = saved
     stopped = out["k_stopped_final"] is not None

@@ -19,7 +19,6 @@ over, so that a schedule, a sweep over ε or several schedules at once reuse one
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import Callable, NamedTuple
 
@@ -30,6 +29,7 @@ import numpy as np
 from lsvi.core import step_size as _step_size
 from lsvi.core.families import normalise as _normalise
 from lsvi.core.step_size import Schedule
+from lsvi.core import clock
 
 # A regression: (key, η (m,)) -> (P (N, d), f(X) (N,), η' (m,))
 Regression = Callable
@@ -122,7 +122,7 @@ def run_repetitions(key, kernel, state: LSVIState, schedule: Schedule, num_steps
 
 
 class TimedRuns(NamedTuple):
-    """etas (R, T+1, m) traces; infos: LSVIInfo with leaves (R, T); times (R,) wall time of
+    """etas (R, T+1, m) traces; infos: LSVIInfo with leaves (R, T); times (R,) time (`lsvi.core.clock`) of
     each run (s, compilation excluded); compile_time (s)."""
 
     etas: np.ndarray
@@ -139,15 +139,15 @@ def run_sequential(keys, kernel, state: LSVIState, schedule: Schedule, num_steps
     repetitions holds R × N draws (and R × N × n linear predictors) in memory at once."""
     eps = step_sizes(schedule, num_steps, int(state.t))
     u2 = jnp.asarray(schedule.u2, state.eta.dtype)
-    t0 = time.perf_counter()
+    t0 = clock.seconds()
     compiled = run.lower(keys[0], kernel, state, eps, u2).compile()
-    compile_time = time.perf_counter() - t0
+    compile_time = clock.seconds() - t0
     etas, infos, times = [], [], []
     for k in keys:
-        t0 = time.perf_counter()
+        t0 = clock.seconds()
         final, trace, info = compiled(k, state, eps, u2)
         final.eta.block_until_ready()
-        times.append(time.perf_counter() - t0)
+        times.append(clock.seconds() - t0)
         etas.append(np.asarray(trace))
         infos.append(jax.tree.map(np.asarray, info))
     infos = jax.tree.map(lambda *x: np.stack(x), *infos)

@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import functools
 import math
-import time
 from typing import Callable, NamedTuple
 
 import jax
@@ -52,6 +51,7 @@ from lsvi.core.families.gaussian import (
 from lsvi.core.algorithms.lsvi_fc import gamma_matrix, gamma_to_eta as fc_gamma_to_eta, whitened_statistic as fc_t
 from lsvi.core.algorithms import lsvi_generic
 from lsvi.exact.statistics import SlopeFit, bootstrap_loglog_slope, loglog_fit  # noqa: F401  (re-exported)
+from lsvi.core import clock
 
 _KEY = jax.random.PRNGKey(0)
 
@@ -793,8 +793,8 @@ def fullcov_map_variants(Z, w, y, mean, cov):
     return out
 
 
-def wall_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1, statistic: str = "min") -> float:
-    """Wall time (s) of ``fn(*args)`` over ``repeats`` calls after ``warmup`` calls (jit
+def time_call(fn: Callable, *args, repeats: int = 5, warmup: int = 1, statistic: str = "min") -> float:
+    """Time (`lsvi.core.clock`) (s) of ``fn(*args)`` over ``repeats`` calls after ``warmup`` calls (jit
     compilation), each call synchronised with ``jax.block_until_ready``.
 
     ``statistic="min"`` (default) returns the fastest call: other processes on a shared
@@ -807,15 +807,15 @@ def wall_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1, statistic:
         jax.block_until_ready(fn(*args))
     times = []
     for _ in range(repeats):
-        t0 = time.perf_counter()
+        t0 = clock.seconds()
         jax.block_until_ready(fn(*args))
-        times.append(time.perf_counter() - t0)
+        times.append(clock.seconds() - t0)
     return float(np.min(times) if statistic == "min" else np.median(times))
 
 
 def median_time(fn: Callable, *args, repeats: int = 5, warmup: int = 1) -> float:
-    """Median wall time (s) of ``fn(*args)`` (`wall_time` with ``statistic="median"``)."""
-    return wall_time(fn, *args, repeats=repeats, warmup=warmup, statistic="median")
+    """Median time (`lsvi.core.clock`) (s) of ``fn(*args)`` (`time_call` with ``statistic="median"``)."""
+    return time_call(fn, *args, repeats=repeats, warmup=warmup, statistic="median")
 
 
 
@@ -903,19 +903,19 @@ def cost_call(kind: str, d: int, num_samples: int, seed: int = 0):
 
 
 def step_time(algorithm: str, d: int, num_samples: int, repeats: int = 5, seed: int = 0) -> float:
-    """Wall time (s) of one warm LSVI iteration (`step_call`): the fastest of ``repeats`` calls."""
+    """Time (`lsvi.core.clock`) (s) of one warm LSVI iteration (`step_call`): the fastest of ``repeats`` calls."""
     fn, args = step_call(algorithm, d, num_samples, seed)
-    return wall_time(fn, *args, repeats=repeats)
+    return time_call(fn, *args, repeats=repeats)
 
 
 def map_time(algorithm: str, d: int, repeats: int = 5, seed: int = 0) -> float:
-    """Wall time (s) of the regression-to-η step (`map_call`): the fastest of ``repeats`` calls."""
+    """Time (`lsvi.core.clock`) (s) of the regression-to-η step (`map_call`): the fastest of ``repeats`` calls."""
     fn, args = map_call(algorithm, d, seed)
-    return wall_time(fn, *args, repeats=repeats)
+    return time_call(fn, *args, repeats=repeats)
 
 
 def interleaved_times(calls, repeats: int = 5, warmup: int = 1) -> np.ndarray:
-    """Fastest wall time (s) of each ``(fn, args)`` in ``calls``, measured in interleaved rounds.
+    """Fastest time (`lsvi.core.clock`) (s) of each ``(fn, args)`` in ``calls``, measured in interleaved rounds.
 
     After ``warmup`` calls of each (compilation), every round times each call once, in order;
     the result is the minimum over the ``repeats`` rounds. On a shared machine the load drifts
@@ -929,7 +929,7 @@ def interleaved_times(calls, repeats: int = 5, warmup: int = 1) -> np.ndarray:
     times = np.full((repeats, len(calls)), np.inf)
     for r in range(repeats):
         for j, (fn, args) in enumerate(calls):
-            t0 = time.perf_counter()
+            t0 = clock.seconds()
             jax.block_until_ready(fn(*args))
-            times[r, j] = time.perf_counter() - t0
+            times[r, j] = clock.seconds() - t0
     return times.min(axis=0)

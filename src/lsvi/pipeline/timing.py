@@ -1,6 +1,7 @@
 """Run time and peak memory of a method measured in a fresh process (Table 1).
 
-Each measurement runs ``python -m <module> --<option> <value> ...`` in a new interpreter,
+Every cost is read on `lsvi.core.clock` (CPU time of the process on a CPU backend, wall time on an
+accelerator; the module says why). Each measurement runs ``python -m <module> --<option> <value> ...`` in a new interpreter,
 so that its peak resident memory (`max_rss_gb`) is that method's alone; the module prints
 one JSON line as its last line of output (its `main`), which `run_module` parses.
 
@@ -40,7 +41,7 @@ def max_rss_gb() -> float:
 
 
 def runtime_summary(times) -> dict:
-    """Table 1's columns for the wall times (R,) of R timed runs, in seconds: mean, sd
+    """Table 1's columns for the times (R,) of R timed runs (`lsvi.core.clock`), in seconds: mean, sd
     (ddof = 1; NaN for a single run), min, max and R."""
     t = np.asarray(times, dtype=float)
     return {"runtime mean (s)": float(t.mean()), "runtime sd (s)": float(t.std(ddof=1)) if t.size > 1 else float("nan"),

@@ -36,7 +36,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from typing import NamedTuple, Optional
 
 import jax
@@ -50,6 +49,7 @@ from lsvi.core.families import gaussian_fullcov, gaussian_meanfield
 from lsvi.pipeline import timing
 from lsvi.pipeline.paths import DATA_DIR
 from lsvi.core.families.gaussian import fullcov_from_natural, fullcov_to_natural, meanfield_from_natural, meanfield_to_natural
+from lsvi.core import clock
 
 
 
@@ -377,9 +377,9 @@ def cost_table(prob: Problem, methods, sample_sizes, num_steps: int, num_reps: i
                     seconds = BASELINES[alg](prob, num_steps, int(N), seed + r, **options.get(alg, {})).loop_s
                 else:
                     exe, args = compiled[label, N]
-                    t0 = time.perf_counter()
+                    t0 = clock.seconds()
                     jax.block_until_ready(exe(k, *args))
-                    seconds = time.perf_counter() - t0
+                    seconds = clock.seconds() - t0
                 out[label][sizes[label].index(N), r] = seconds / num_steps
     return out
 
@@ -458,11 +458,11 @@ def _time_baseline(prob: Problem, method: str, args) -> dict:
     cache, Blackjax's compiled loop), and ``total_s`` is each whole call."""
     loop, total, compile_s = [], [], None
     for r in range(args.runs):
-        t0 = time.perf_counter()
+        t0 = clock.seconds()
         tr = BASELINES[method](prob, args.num_steps, args.num_samples, args.seed + r)
         if tr.info.get("error"):
             raise RuntimeError(f"{method} failed: {tr.info['error']}")
-        total.append(time.perf_counter() - t0)
+        total.append(clock.seconds() - t0)
         loop.append(float(tr.loop_s))
         compile_s = float(tr.compile_s) if compile_s is None else compile_s
     return dict(times_s=loop, compile_s=compile_s, total_s=total)
@@ -534,7 +534,7 @@ def measure_table1(factors: dict, runs: int, seed: int = 0, data_dir: str = DATA
         label = f"{r.method}" + (f" sch. {r.schedule}" if r.schedule else "")
         if only is not None and r.method not in only:
             continue
-        t0 = time.perf_counter()
+        t0 = clock.seconds()
         out = run_cli(dataset=r.dataset, method=r.method, schedule=r.schedule, num_samples=x["N"], num_steps=x["T"],
                       batch_size=r.batch_size, fim=x["fim"], runs=runs, seed=seed, data_dir=data_dir)
         times = np.array(out.get("times_s", [np.nan]), dtype=float)
@@ -546,7 +546,7 @@ def measure_table1(factors: dict, runs: int, seed: int = 0, data_dir: str = DATA
                      "paper mean": r.paper[0], "paper sd": r.paper[1], "paper min": r.paper[2],
                      "paper max": r.paper[3], "paper RSS (GB)": r.paper[4]})
         log(f"{r.dataset:7s} {label:16s} N={x['N']} T={x['T']}: {times.mean():.3g} s per run "
-            f"(process {time.perf_counter() - t0:.0f} s) {out.get('error', '')}")
+            f"(process {clock.seconds() - t0:.0f} s) {out.get('error', '')}")
     return pd.DataFrame(rows)
 
 

@@ -10,7 +10,6 @@ these paired ratios (`lsvi.papers.lsvi.logistic_claims.table1_runtime`).
 """
 from __future__ import annotations
 
-import time
 
 import jax
 import numpy as np
@@ -19,6 +18,7 @@ from lsvi.baselines import BASELINES
 from lsvi.core import kernel as lsvi_kernel
 from lsvi.core import step_size
 from lsvi.papers.lsvi import logistic
+from lsvi.core import clock
 
 
 def interleaved_run_times(prob, configs, repeats: int, seed: int = 0, options=None) -> dict:
@@ -49,9 +49,9 @@ def interleaved_run_times(prob, configs, repeats: int, seed: int = 0, options=No
                 out[label][r] = np.nan if tr.info.get("error") else float(tr.loop_s)
             else:
                 exe, args = compiled[label]
-                t0 = time.perf_counter()
+                t0 = clock.seconds()
                 jax.block_until_ready(exe(jax.random.PRNGKey(seed + r), *args))
-                out[label][r] = time.perf_counter() - t0
+                out[label][r] = clock.seconds() - t0
     return out
 
 

@@ -49,7 +49,6 @@ from __future__ import annotations
 import contextlib
 import io
 import sys
-import time
 from typing import NamedTuple
 
 import jax
@@ -58,6 +57,7 @@ import numpy as np
 
 import lsvi  # noqa: F401  (float64)
 from lsvi.papers.lsvi.variable_selection import log_pi, vs_posterior
+from lsvi.core import clock
 
 
 class SMCResult(NamedTuple):
@@ -68,7 +68,7 @@ class SMCResult(NamedTuple):
     log_evidence: estimate of log Σ_γ exp(log π*(γ)) for the unnormalised target
     π* = exp(log_posterior) (i.e. particles' logLt + d log 2, undoing the U({0,1}^d) prior);
     logLt: particles' estimate of log Σ_γ 2^{-d} exp(log π*(γ));
-    wall_time (s), num_evaluations (γ's at which log π* was evaluated), num_steps
+    seconds (on `lsvi.core.clock`), num_evaluations (γ's at which log π* was evaluated), num_steps
     (tempering steps), exponents (tempering exponents), acceptance (mean Metropolis
     acceptance rate of each move), M and P (resampled particles and chain length).
     """
@@ -78,7 +78,7 @@ class SMCResult(NamedTuple):
     marginals: np.ndarray
     log_evidence: float
     logLt: float
-    wall_time: float
+    seconds: float
     num_evaluations: int
     num_steps: int
     exponents: list
@@ -188,10 +188,10 @@ def run_tempering_smc(Z, y, num_particles: int, len_chain: int, seed: int = 0, l
     fk = ssps.AdaptiveTempering(model, len_chain=len_chain, wastefree=True, move=move, ESSrmin=ess_rmin)
     np.random.seed(seed)
     smc = particles_core.SMC(fk=fk, N=M, verbose=verbose)
-    t0 = time.perf_counter()
+    t0 = clock.seconds()
     with _particles_compat(verbose), threadpool_limits(limits=blas_threads):
         smc.run()
-    wall = time.perf_counter() - t0
+    wall = clock.seconds() - t0
     theta, W = np.asarray(smc.X.theta, bool), np.asarray(smc.W)
     marg = np.average(theta, axis=0, weights=W)
     acc = [float(np.mean(a)) for a in smc.X.shared.get("acc_rates", [])]

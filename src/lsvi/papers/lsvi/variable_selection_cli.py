@@ -1,7 +1,7 @@
 """Variable selection (Table 1): LSVI and the SMC benchmark, each in a fresh process.
 
 Command-line interface: notebook 30 runs each method in a fresh process (`run_cli`), so
-that the wall time of each repetition and the maximum resident set size of the process
+that the time (`lsvi.core.clock`) of each repetition and the maximum resident set size of the process
 (Table 1) are those of that method alone::
 
     python -m lsvi.papers.lsvi.variable_selection_cli lsvi --num-samples 50000 --num-steps 25 --eps 1.0 --runs 100 --out lsvi.npz
@@ -59,12 +59,12 @@ def main(argv=None) -> int:
     else:
         runs = [run_tempering_smc(Z, y, args.num_particles, args.len_chain, seed=args.seed + r,
                                   evaluator=args.evaluator) for r in range(args.runs)]
-        out.update(times_s=[r.wall_time for r in runs], compile_s=0.0,
+        out.update(times_s=[r.seconds for r in runs], compile_s=0.0,
                    evaluations_per_run=[r.num_evaluations for r in runs], num_steps=[r.num_steps for r in runs],
                    num_particles=args.num_particles, len_chain=args.len_chain, evaluator=args.evaluator,
                    log_evidence=[r.log_evidence for r in runs])
         arrays = dict(marginals=np.array([r.marginals for r in runs]), theta=np.array([r.theta for r in runs]),
-                      W=np.array([r.W for r in runs]), times=np.array([r.wall_time for r in runs]),
+                      W=np.array([r.W for r in runs]), times=np.array([r.seconds for r in runs]),
                       log_evidence=np.array([r.log_evidence for r in runs]),
                       num_evaluations=np.array([r.num_evaluations for r in runs]),
                       num_steps=np.array([r.num_steps for r in runs]))

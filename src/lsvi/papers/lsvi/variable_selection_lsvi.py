@@ -24,7 +24,7 @@ from lsvi.papers.lsvi.variable_selection_scores import bernoulli_log_q
 
 class LSVIResult(NamedTuple):
     """probs (R, d): inclusion probabilities of the final iterate of each of R repetitions;
-    etas (R, T+1, d+1): traces of η; times (R,): wall time of each repetition (s);
+    etas (R, T+1, d+1): traces of η; times (R,): time (`lsvi.core.clock`) of each repetition (s);
     compile_time (s); num_evaluations (per repetition, N·T); accepted (R, T): whether each
     step was taken. A step is rejected (η unchanged) when the regression has no finite
     solution, e.g. when a coordinate is constant over the N draws (p at the clipping bound

@@ -28,6 +28,7 @@ import optax
 from lsvi.core.bbvi import families
 from lsvi.core.bbvi.kernel import BBVI
 from lsvi.core.bbvi.rabvi import weights, wls_line
+from lsvi.core import clock
 
 COVARIANCES = ("identity", "diagonal", "uniform", "banded", "diagonal_banded", "first1000_uniform",
                "first1000_banded")
@@ -196,7 +197,7 @@ def advi_curve(V, num_steps: int, lam_star, seed: int = 0) -> dict:
     """PyMC mean-field ADVI (every PyMC default; `lsvi.baselines.pymc_advi.fit_gaussian`) on N(0, V) for `num_steps`
     iterations, the stand-in for Stan's ADVI of Fig. 7: √SKL(q_k, q*) of its raw iterate every 200 iterations (no
     averaging: ADVI returns its last iterate), the iteration where PyMC's convergence callback fires (None: never) and
-    the wall time (s)."""
+    the time (`lsvi.core.clock`) (s)."""
     from lsvi.baselines import pymc_advi
 
     c = pymc_advi.fit_gaussian(V, num_steps, record_every=200, seed=seed)
@@ -206,7 +207,7 @@ def advi_curve(V, num_steps: int, lam_star, seed: int = 0) -> dict:
     stop = c.stop_iteration
     at_stop = float(vals[max(np.searchsorted(c.iterations, stop, side="right") - 1, 0)]) if stop else float("nan")
     return {"iterations": c.iterations, "sqrt_skl": vals, "stop_iteration": stop, "sqrt_skl_at_stop": at_stop,
-            "wall": c.info["wall_s"], "info": c.info}
+            "seconds": c.info["seconds"], "info": c.info}
 
 
 def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
@@ -262,18 +263,17 @@ def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso"
                         k_max: int = 100_000, num_samples: int = 10) -> dict:
     """Ours vs viabel on N(0, V_name): FASO (avgAdam, γ = `faso_gamma`, ε = 0.1) and RABVI / RAABBVI (paper
     defaults, eq. 21 by `regression` in both) for each seed; per method and implementation the arrays of
-    iterations, final √SKL(·, q*) and wall time (s) over seeds. Ours is timed after a warm-up run (JAX compiles
+    iterations, final √SKL(·, q*) and time (`lsvi.core.clock`) (s) over seeds. Ours is timed after a warm-up run (JAX compiles
     once per target); viabel has no compilation. `methods` ⊂ {"faso", "rabvi"}: the others stay empty. With
     "faso", ours is also run with viabel's two FASO constants that ours exposes (ESS_min = 25, k_check = 200:
     "faso_ours_viabel_constants"), to see how much of a difference they explain."""
-    import time
     import warnings
 
     from lsvi.baselines import viabel_faso
     from lsvi.core import targets
     from lsvi.core.bbvi import faso, kernel, rabvi
 
-    rows = {k: {"iterations": [], "sqrt_skl": [], "wall": []} for k in ("faso_ours", "faso_viabel", "rabvi_ours",
+    rows = {k: {"iterations": [], "sqrt_skl": [], "seconds": []} for k in ("faso_ours", "faso_viabel", "rabvi_ours",
                                                                          "rabvi_viabel", "faso_ours_viabel_constants")}
     seeds = list(seeds)
     if not seeds or not methods:
@@ -287,28 +287,28 @@ def viabel_side_by_side(name: str, d: int, seeds, *, regression, methods=("faso"
         warnings.simplefilter("ignore", RuntimeWarning)
         faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(10_000), eps=0.1, r=1.0, k_max=200, meanfield_dim=d)
 
-    def add(k, it, lam, wall):
+    def add(k, it, lam, seconds):
         rows[k]["iterations"].append(it)
         rows[k]["sqrt_skl"].append(sqrt_skl(fam, lam, lam_star))
-        rows[k]["wall"].append(wall)
+        rows[k]["seconds"].append(seconds)
 
     for s in seeds:
         if "faso" in methods:
-            t0 = time.perf_counter()
+            t0 = clock.seconds()
             r = faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(s), eps=0.1, r=1.0, k_max=k_max, meanfield_dim=d)
-            add("faso_ours", r.iterations, r.position, time.perf_counter() - t0)
-            t0 = time.perf_counter()  # ours with viabel's constants: ESS > W_min/8 = 25, R̂ checked every W_min
+            add("faso_ours", r.iterations, r.position, clock.seconds() - t0)
+            t0 = clock.seconds()  # ours with viabel's constants: ESS > W_min/8 = 25, R̂ checked every W_min
             r = faso.faso(bb, lam0, faso_gamma, jax.random.PRNGKey(s), eps=0.1, r=1.0, k_max=k_max, meanfield_dim=d,
                           ess_min=25.0, k_check=200)
-            add("faso_ours_viabel_constants", r.iterations, r.position, time.perf_counter() - t0)
+            add("faso_ours_viabel_constants", r.iterations, r.position, clock.seconds() - t0)
             v = viabel_faso.run_faso(P, faso_gamma, eps=0.1, k_max=k_max, num_samples=num_samples, seed=s)
-            add("faso_viabel", v.iterations, v.position, v.wall_time)
+            add("faso_viabel", v.iterations, v.position, v.seconds)
         if "rabvi" in methods:
-            t0 = time.perf_counter()
+            t0 = clock.seconds()
             r = rabvi.rabvi(bb, fam, lam0, jax.random.PRNGKey(s), r=1.0, k_max=k_max, regression=regression)
-            add("rabvi_ours", r.iterations, r.position, time.perf_counter() - t0)
+            add("rabvi_ours", r.iterations, r.position, clock.seconds() - t0)
             v = viabel_faso.run_raabvi(P, regression=regression, k_max=k_max, num_samples=num_samples, seed=s)
-            add("rabvi_viabel", v.iterations, v.position, v.wall_time)
+            add("rabvi_viabel", v.iterations, v.position, v.seconds)
     return {k: {m: np.asarray(a, float) for m, a in v.items()} for k, v in rows.items()}
 
 

@@ -568,7 +568,7 @@ class TranslationCheck(NamedTuple):
     reference ``mean_ref``, ``sd_ref``, ``mcse_ref``; ours ``mean``, ``sd``, ``mcse``;
     ``z = |mean − mean_ref| / sqrt(mcse² + mcse_ref²)``; ``sd_rel = sd / sd_ref − 1``.
     ``passed``: max z ≤ z_max and max |sd_rel| ≤ sd_tol (criteria fixed in advance: 4 MCSE, 10 %).
-    ``rhat_max``, ``divergences``, ``wall_s`` describe our NUTS run; ``settings`` its budget."""
+    ``rhat_max``, ``divergences``, ``seconds`` describe our NUTS run; ``settings`` its budget."""
 
     name: str
     names: list[str]
@@ -583,7 +583,7 @@ class TranslationCheck(NamedTuple):
     passed: bool
     rhat_max: float
     divergences: int
-    wall_s: float
+    seconds: float
     settings: str
 
 
@@ -634,7 +634,7 @@ def translation_check(name: str, num_chains: int = 4, num_warmup: int = 1000, nu
     if m.name in NUTS_START:
         settings += f", start {NUTS_START[m.name][0]} + {NUTS_START[m.name][1]} x N(0, 4 I)"
     return TranslationCheck(m.name, m.names, ref.mean, ref.sd, ref.mcse_mean, mean, sd, mcse, z, sd_rel, passed,
-                            res.rhat_max, res.divergences, res.wall_s, settings)
+                            res.rhat_max, res.divergences, res.seconds, settings)
 
 
 def check_row(c: TranslationCheck) -> dict:
@@ -642,7 +642,7 @@ def check_row(c: TranslationCheck) -> dict:
     i, j = int(np.argmax(c.z)), int(np.argmax(np.abs(c.sd_rel)))
     return {"posterior": c.name, "short": posterior(c.name).short, "p": len(c.names),
             "max_z": float(c.z[i]), "at": c.names[i], "max_abs_sd_rel": float(abs(c.sd_rel[j])), "sd_at": c.names[j],
-            "rhat_max": c.rhat_max, "divergences": c.divergences, "wall_s": c.wall_s, "passed": c.passed,
+            "rhat_max": c.rhat_max, "divergences": c.divergences, "seconds": c.seconds, "passed": c.passed,
             "settings": c.settings}
 
 

@@ -9,7 +9,7 @@ a printable ``report`` and the part's ``claims`` (keyword dicts of
 * `mc_distance`: with the same draws, Algorithm 1's OLS and Algorithm 3's (2's) η̂' differ by
   O(N^{-1/2});
 * `stein_forms`: the Stein (Newton-like) forms eq. (19) and eq. (44);
-* `cost_study`: wall time per iteration and of the regression-to-η step in d (Section 4), with
+* `cost_study`: time (`lsvi.core.clock`) per iteration and of the regression-to-η step in d (Section 4), with
   the asymptotic regime of `lsvi.exact.rates.regime_fit`; the paper's orders are upper bounds
   O(·), decided on an interval of the slope that covers the fit over sizes and the repeated
   interleaved rounds (`cost_claims`).
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import Callable, NamedTuple
 
-import time
 
 import jax
 import jax.numpy as jnp
@@ -30,6 +29,7 @@ from lsvi.exact.intervals import t_interval
 from lsvi.exact.statistics import loglog_fit
 from lsvi.core import quadrature
 from lsvi.core.families.gaussian import num_params_fullcov
+from lsvi.core import clock
 
 
 def _claim(id, source, paper, measured, criterion, passed, note="", assessable=True, kind="paper") -> dict:
@@ -179,7 +179,7 @@ MIN_ROUNDS = 5  # interleaved timing rounds needed for the round-to-round interv
 
 
 def interleaved_rounds(calls, repeats: int = 5, warmup: int = 1) -> np.ndarray:
-    """Wall time (s) of each ``(fn, args)`` of ``calls`` in ``repeats`` interleaved rounds (after
+    """Time (`lsvi.core.clock`) (s) of each ``(fn, args)`` of ``calls`` in ``repeats`` interleaved rounds (after
     ``warmup`` calls of each): every round times each call once, in order, so that a drifting
     load reaches every size. Returns (repeats, len(calls)); its minimum over rounds is
     `lsvi.exact.rates.interleaved_times`."""
@@ -190,9 +190,9 @@ def interleaved_rounds(calls, repeats: int = 5, warmup: int = 1) -> np.ndarray:
     times = np.full((repeats, len(calls)), np.inf)
     for r in range(repeats):
         for j, (fn, args) in enumerate(calls):
-            t0 = time.perf_counter()
+            t0 = clock.seconds()
             jax.block_until_ready(fn(*args))
-            times[r, j] = time.perf_counter() - t0
+            times[r, j] = clock.seconds() - t0
     return times
 
 
@@ -282,7 +282,7 @@ class Cost(NamedTuple):
 
 
 def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: float, seed: int) -> Cost:
-    """Wall time of the calls of `rates.cost_call` over ``grids`` {timing: dimensions}, each series
+    """Time (`lsvi.core.clock`) of the calls of `rates.cost_call` over ``grids`` {timing: dimensions}, each series
     in interleaved rounds (`interleaved_rounds`), its reference the same call at d = 1 timed
     alone; slopes on the sizes in the regime (`rates.regime_fit`) with the interval of
     `slope_interval`. Claims ``cost-*`` of `cost_claims`."""
@@ -290,7 +290,7 @@ def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: flo
     for k, grid in grids.items():
         # the reference: the same call at d = 1, timed alone (right after a large call a tiny one runs with cold caches)
         fn, args = rates.cost_call(k, 1, n_cost, seed)
-        ref[k] = rates.wall_time(fn, *args, repeats=4 * timing_repeats)
+        ref[k] = rates.time_call(fn, *args, repeats=4 * timing_repeats)
         rounds[k] = interleaved_rounds([rates.cost_call(k, int(dd), n_cost, seed) for dd in grid], timing_repeats)
         cost[k] = rounds[k].min(axis=0)
     sizes = {k: np.array([num_params_fullcov(dd) for dd in g]) if k == "map alg1" else np.asarray(g) for k, g in grids.items()}

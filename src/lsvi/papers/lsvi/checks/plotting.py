@@ -183,9 +183,9 @@ def thm_gaussian_maps(dist: gaussian_maps.Distance, ident: gaussian_maps.Identit
         g = np.asarray(cost.grids[k], float)
         shape = np.array([num_params_fullcov(int(dd)) for dd in g], float) ** 3 if k == "map alg1" else g**3
         ax[1, 1].plot(g, cost.seconds[k][-1] * shape / shape[-1], style, color="0.5", lw=0.8, label=lab)
-    ax[1, 0].set(xscale="log", yscale="log", xlabel="d", ylabel="seconds per iteration", title=f"(c) one iteration, N = {n_cost}")
+    ax[1, 0].set(xscale="log", yscale="log", xlabel="d", ylabel="CPU seconds per iteration", title=f"(c) one iteration, N = {n_cost}")
     ax[1, 0].legend(fontsize=7)
-    ax[1, 1].set(xscale="log", yscale="log", xlabel="d", ylabel="seconds",
+    ax[1, 1].set(xscale="log", yscale="log", xlabel="d", ylabel="CPU seconds",
                  title="(c′) regression-to-η step alone (predicted: 3 in m, 3 in d)")
     ax[1, 1].legend(fontsize=7)
     fig.tight_layout()

@@ -126,7 +126,7 @@ def fig04_sonar(cost: dict, curves: dict, ref: float, styles: dict | None = None
     axl.set_xscale("log")
     axl.set_yscale("log")
     axl.set_xlabel("number of samples N")
-    axl.set_ylabel("seconds per iteration")
+    axl.set_ylabel("CPU seconds per iteration")
     axl.set_title("cost per iteration (mean ± 2 sd over runs)", fontsize=10)
     axl.legend(fontsize=7, loc="best")
     axl.grid(True, which="major", alpha=0.3)
@@ -181,7 +181,7 @@ def fig02_mnist(curves: dict, seconds: dict, t_min: int = 10, styles: dict | Non
         t = np.asarray(t)
         keep = t >= t_min
         band(ax, t[keep] * seconds[label], np.asarray(Y)[:, keep], label, marker=".", **_style(styles, label, i))
-    _label_axes(ax, "elapsed time (s) = t × seconds per iteration", _KL_LABEL, title, yscale="log")
+    _label_axes(ax, "elapsed CPU time (s) = t × CPU seconds per iteration", _KL_LABEL, title, yscale="log")
     fig.tight_layout()
     return fig
 
