@@ -166,3 +166,21 @@ def test_notebooks_depend_on_the_modules_they_import():
     assert {s for s, d in deps.items() if toads in d} == {"31_bsl_toads"}
     assert all(kernel in d for s, d in deps.items() if s[:2] in ("14", "20", "21", "22", "23", "30", "31"))
     assert all("lsvi/pipeline/notebook.py" in d for d in deps.values())
+
+
+def test_modules_imported_by_name_are_dependencies():
+    """A module imported by name (the lazy `lsvi.baselines.BASELINES` registry, a module run as a
+    child process) is an input of the notebooks that reach it; a docstring naming a module in a
+    sentence is not an import."""
+    from lsvi.pipeline.config import code_dependencies, notebook_dependencies
+
+    root = Path(__file__).resolve().parents[1]
+    deps = {str(f.relative_to(root / "src")) for f in notebook_dependencies(root / "notebooks" / "24_lr_tables.ipynb",
+                                                                            root / "src")}
+    assert {"lsvi/baselines/pymc_advi.py", "lsvi/baselines/gmmvi_single.py", "lsvi/baselines/blackjax_vi.py"} <= deps
+    named = {str(f.relative_to(root / "src")) for f in code_dependencies(
+        ['import importlib\nm = importlib.import_module("lsvi.papers.lsvi.toads")'], root / "src")}
+    assert "lsvi/papers/lsvi/toads.py" in named
+    prose = {str(f.relative_to(root / "src")) for f in code_dependencies(
+        ['"""See lsvi.papers.lsvi.toads for the simulator."""\nx = 1'], root / "src")}
+    assert "lsvi/papers/lsvi/toads.py" not in prose

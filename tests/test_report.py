@@ -294,3 +294,36 @@ def test_readme_companion_table_counts_are_the_committed_report():
         assert line.split("|")[-2].strip() == want, stem
         seen += 1
     assert seen >= 9
+
+
+def test_backfill_adds_missing_inputs_as_at_the_run_commit(tmp_path):
+    """`fingerprint.backfill` adds the library inputs a record lacks, hashed at the given commit, and
+    changes no recorded input; an input that changed since that commit then shows the notebook STALE."""
+    import json
+    import subprocess
+
+    root = repo_root()
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
+    cfg = load_config(root / "config" / "scales.yaml", {"scale": "cpu"}, check_notebooks=False)
+    stem = "24_lr_tables"
+    current = fp.inputs(cfg, stem, "cpu", root)
+    lib = sorted(k for k in current if k.startswith("src/lsvi/baselines/"))
+    assert lib, "24_lr_tables runs the baselines"
+    rec = dict(current)
+    for k in lib:
+        del rec[k]
+    rec["params"] = "recorded-params"  # a recorded input that backfill must leave alone
+    res = tmp_path / "cpu"
+    res.mkdir()
+    (res / fp.FINGERPRINTS).write_text(json.dumps({stem: fp.record(rec)}))
+    added = fp.backfill(res, head, cfg)
+    assert added == {stem: lib}
+    out = json.loads((res / fp.FINGERPRINTS).read_text())[stem]
+    for k in lib:
+        shown = subprocess.run(["git", "show", f"{head}:{k}"], cwd=root, capture_output=True, check=True).stdout
+        assert out["inputs"][k] == fp._sha256(shown)
+    assert out["inputs"]["params"] == "recorded-params"
+    assert out["digest"] == fp.digest(out["inputs"])
+    assert fp.backfill(res, head, cfg) == {}  # nothing more to add
+    with pytest.raises(subprocess.CalledProcessError):
+        fp.backfill(res, "0" * 40, cfg)

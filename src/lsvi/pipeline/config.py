@@ -178,8 +178,14 @@ def notebook_parameters(notebook: str | os.PathLike) -> dict[str, Any]:
 # --------------------------------------------------------------------------- code dependencies
 
 
+_DOTTED_LSVI = re.compile(r"lsvi(\.[A-Za-z_]\w*)+")
+
+
 def _imported_lsvi_modules(source: str) -> set[str]:
-    """Dotted names of the ``lsvi`` modules (or module members) ``source`` imports."""
+    """Dotted names of the ``lsvi`` modules (or module members) ``source`` imports: its ``import``
+    statements, and every string literal that is a dotted ``lsvi`` name, since a module imported by
+    name (the lazy `lsvi.baselines.BASELINES` registry, ``importlib.import_module``, a module run in a
+    child process by ``python -m``) is executed as surely as an imported one."""
     # notebooks may hold IPython magics / shell escapes: drop those lines before parsing
     lines = [ln for ln in source.splitlines() if not ln.lstrip().startswith(("%", "!"))]
     try:
@@ -188,7 +194,9 @@ def _imported_lsvi_modules(source: str) -> set[str]:
         return set()
     out = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and _DOTTED_LSVI.fullmatch(node.value):
+            out.add(node.value)  # imported by name: importlib.import_module("lsvi.baselines.pymc_advi"), a child process
+        elif isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name.split(".")[0] == "lsvi"}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.split(".")[0] == "lsvi":
             out.add(node.module)

@@ -21,6 +21,10 @@ fails on a STALE notebook, and the site marks it.
 
 ``python -m lsvi.pipeline.fingerprint write results/<scale>/<stem>`` records one notebook's inputs;
 ``python -m lsvi.pipeline.fingerprint check results/<scale>`` lists the STALE notebooks of a report.
+``python -m lsvi.pipeline.fingerprint backfill results/<scale> --commit C`` adds to a committed report's
+fingerprints the inputs that a widened rule now counts (e.g. the modules imported by name), hashed as they were at
+the commit C its notebooks were run from (`backfill`): the report stays current only where those files are
+unchanged since C.
 """
 from __future__ import annotations
 
@@ -120,13 +124,17 @@ def write(results_dir: str | os.PathLike, cfg: Config, stem: str, scale: str, na
     return path
 
 
+def read_record(rec) -> dict | None:
+    """``rec`` if it has the stored form (`record`), else None."""
+    return rec if isinstance(rec, dict) and "digest" in rec and isinstance(rec.get("inputs"), dict) else None
+
+
 def read(path: str | os.PathLike) -> dict | None:
     """A stored fingerprint, or None if absent or unreadable."""
     try:
-        rec = json.loads(Path(path).read_text())
+        return read_record(json.loads(Path(path).read_text()))
     except (OSError, ValueError):
         return None
-    return rec if isinstance(rec, dict) and "digest" in rec and isinstance(rec.get("inputs"), dict) else None
 
 
 def changed(recorded: dict | None, current: dict[str, str]) -> list[str]:
@@ -157,6 +165,41 @@ def stale(results_dir: str | os.PathLike, config: str | os.PathLike | Config = D
     return out
 
 
+def backfill(results_dir: str | os.PathLike, commit: str, config: str | os.PathLike | Config = DEFAULT_CONFIG,
+             scale: str | None = None) -> dict[str, list[str]]:
+    """Record, in ``results_dir/fingerprints.json``, the inputs that `inputs` counts now but a notebook's
+    recorded fingerprint lacks (the rules that find a notebook's inputs were widened after its run), each
+    with the sha256 of its bytes **at** ``commit``, the commit the report was run from (``git show
+    commit:path``; "missing" where it did not exist). Recorded inputs are never changed, and the digest is
+    recomputed. An input that changed since ``commit`` therefore makes its notebook STALE, as it should:
+    the run executed the file as it was at ``commit``. Returns {stem: the inputs added}."""
+    import subprocess
+
+    results_dir = Path(results_dir)
+    scale = scale or results_dir.resolve().name
+    cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
+    path = results_dir / FINGERPRINTS
+    recorded = json.loads(path.read_text())
+
+    def at_commit(rel: str) -> str:
+        r = subprocess.run(["git", "show", f"{commit}:{rel}"], cwd=cfg.root, capture_output=True)
+        return _sha256(r.stdout) if r.returncode == 0 else "missing"
+
+    subprocess.run(["git", "rev-parse", "--verify", f"{commit}^{{commit}}"], cwd=cfg.root, check=True,
+                   capture_output=True)
+    added = {}
+    for stem, rec in recorded.items():
+        if stem not in cfg.notebooks or read_record(rec) is None:
+            continue
+        new = sorted(k for k in inputs(cfg, stem, scale, cfg.root) if k not in rec["inputs"] and k.startswith("src/"))
+        if new:
+            rec["inputs"].update({k: at_commit(k) for k in new})
+            rec["digest"] = digest(rec["inputs"])
+            added[stem] = new
+    path.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    return added
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lsvi.pipeline.fingerprint", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -165,9 +208,17 @@ def main(argv=None) -> int:
     w.add_argument("--name", default=FINGERPRINT, help="file name (default: %(default)s)")
     c = sub.add_parser("check", help="list the STALE notebooks of results/<scale>")
     c.add_argument("results_dir", help="results/<scale>")
-    for p in (w, c):
+    b = sub.add_parser("backfill", help="add the inputs a widened rule now counts to results/<scale>/fingerprints.json, "
+                                        "hashed as they were at the commit the report was run from")
+    b.add_argument("results_dir", help="results/<scale>")
+    b.add_argument("--commit", required=True, help="the commit the report's notebooks were run from")
+    for p in (w, c, b):
         p.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     args = ap.parse_args(argv)
+    if args.cmd == "backfill":
+        for stem, new in backfill(args.results_dir, args.commit, args.config).items():
+            print(f"{stem}: {len(new)} input(s) added as at {args.commit}: {', '.join(new)}")
+        return 0
     if args.cmd == "write":
         d = Path(args.notebook_dir)
         scale, stem = d.resolve().parent.name, d.resolve().name
