@@ -452,3 +452,30 @@ def test_table1_orderings_time_lsvi_rows_at_the_table1_settings():
     assert settings == {("pima", "alg1 sch. 3"): (int(1.2 * m), 1), ("pima", "ngd sch. 2"): (int(1.2 * m), 1)}
     assert all(t.shape == (2,) and np.all(np.isfinite(t)) for t in times.values())
     assert li.table1_orderings({"sonar": [0.01, 0.01]}, [("pima", "alg1 sch. 3", "ngd sch. 2")], 2) == ({}, {})
+
+
+def test_table1_runtime_algorithm3_rows_of_pima_and_sonar():
+    """Table 1's Algorithm 3 rows (Pima 4.3 / 3.4 s, Sonar 5.1 / 5.1 s, both schedules, against PyMC
+    ADVI's 5.9 / 9.6 s): one claim per schedule, with distinct ids, PASS / FAIL on the paired
+    interval, NOT ASSESSABLE below the paper's N and T (PyMC has no N)."""
+    rng = np.random.default_rng(1)
+    load = 1 + 0.3 * rng.random(5)
+
+    def times(alg3, advi):
+        t, s = {}, {}
+        for ds in ("pima", "sonar"):
+            for lab, sec, setting in (("alg3 sch. 1", alg3, (100_000, 100)), ("alg3 sch. 2", alg3, (100_000, 100)),
+                                      ("pymc_advi", advi, (None, 10_000))):
+                t[(ds, lab)], s[(ds, lab)] = sec * load, setting
+        return t, s
+
+    pairs = [p for p in lc.TABLE1_RUNTIME_PAIRS if p[1].startswith("alg3")]
+    ids = {f"table1-{ds}-alg3s{k}-faster-than-pymc_advi" for ds in ("pima", "sonar") for k in (1, 2)}
+    paper = {"pima": [1, 1], "sonar": [1, 1]}
+    c = by_id(lc.table1_runtime(*times(alg3=4.0, advi=6.0), paper, pairs=pairs))
+    assert set(c) == ids and all(status(x) == "PASS" for x in c.values())
+    c = by_id(lc.table1_runtime(*times(alg3=40.0, advi=2.0), paper, pairs=pairs))
+    assert all(status(x) == "FAIL" for x in c.values())
+    c = by_id(lc.table1_runtime(*times(alg3=4.0, advi=6.0), {"pima": [1, 1], "sonar": [0.2, 1.0]}, pairs=pairs))
+    assert [status(c[f"table1-sonar-alg3s{k}-faster-than-pymc_advi"]) for k in (1, 2)] == ["NA", "NA"]
+    assert lc.table1_short("pima", "alg1 sch. 3") == "alg1" and lc.table1_short("pima", "pymc_advi") == "pymc_advi"

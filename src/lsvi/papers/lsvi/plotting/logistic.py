@@ -204,7 +204,7 @@ def fig05_mnist(cost: dict, curves: dict, styles: dict | None = None, title: str
         N = np.asarray(N, dtype=float)
         y1 = np.median(np.asarray(sec)[-1])
         axl.plot(N, y1 * N / N[-1], ls=":", color="0.4", lw=1, label="∝ N (guide)")
-    _label_axes(axl, "number of samples N", "seconds per iteration",
+    _label_axes(axl, "number of samples N", "CPU seconds per iteration",
                 "cost per iteration: mean ± 2 sd over timed runs, × median", xscale="log", yscale="log")
     for label, (t, Y) in curves.items():
         band(axr, t, Y, label, marker=".", **_style(styles, label, order.index(label)))
