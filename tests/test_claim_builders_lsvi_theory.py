@@ -229,3 +229,17 @@ def test_sonar_fim_size_passes_at_the_papers_dimension_and_fails_at_the_datas():
     row = datasets_claims.sonar_fim_size(61 + 61 * 62 // 2)  # the UCI data's d = 61: 1952
     assert not row["passed"] and row["measured"] == "1952 x 1952" and row["kind"] == "paper"
 
+
+
+def test_cost_alg1_linear_in_n_pass_and_fail():
+    """Algorithm 1's m²N term: the slope in N at fixed m is at most 1.15 (PASS), entirely above it (FAIL, e.g. an
+    N² operation); a series that was not timed gives no row."""
+    sizes = {**SIZES, "alg1 N": [16000, 32000, 64000, 128000]}
+    good = {"alg3": interval(1.93, 1.66, 2.21), "alg2": interval(1.0, 0.95, 1.05), "map alg1": interval(2.71, 2.29, 3.12),
+            "map alg3": interval(1.94, 1.31, 2.57)}
+    rows = {r["id"]: r for r in gaussian_maps.cost_claims({**good, "alg1 N": interval(0.98, 0.93, 1.04)}, sizes, sizes,
+                                                          4000, 100.0)}
+    assert status(rows["cost-alg1-linear-in-N"]) == "PASS" and "m = 45" in rows["cost-alg1-linear-in-N"]["note"]
+    bad = statuses(gaussian_maps.cost_claims({**good, "alg1 N": interval(2.0, 1.9, 2.1)}, sizes, sizes, 4000, 100.0))
+    assert bad["cost-alg1-linear-in-N"] == "FAIL"
+    assert "cost-alg1-linear-in-N" not in statuses(gaussian_maps.cost_claims(good, SIZES, SIZES, 4000, 100.0))

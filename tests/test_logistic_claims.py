@@ -479,3 +479,13 @@ def test_table1_runtime_algorithm3_rows_of_pima_and_sonar():
     c = by_id(lc.table1_runtime(*times(alg3=4.0, advi=6.0), {"pima": [1, 1], "sonar": [0.2, 1.0]}, pairs=pairs))
     assert [status(c[f"table1-sonar-alg3s{k}-faster-than-pymc_advi"]) for k in (1, 2)] == ["NA", "NA"]
     assert lc.table1_short("pima", "alg1 sch. 3") == "alg1" and lc.table1_short("pima", "pymc_advi") == "pymc_advi"
+
+
+def test_work_table_counts_draws_per_run():
+    from lsvi.papers.lsvi import logistic_interleaved
+
+    t = {("pima", "alg3 sch. 1"): np.array([4.0, 5.0, 6.0]), ("pima", "pymc_advi"): np.array([1.0, 1.0, 1.0])}
+    s = {("pima", "alg3 sch. 1"): (100_000, 100), ("pima", "pymc_advi"): (None, 10_000)}
+    w = logistic_interleaved.work_table(t, s).set_index("method")
+    assert w.loc["alg3 sch. 1", "draws per run"] == 10**7 and w.loc["pymc_advi", "draws per run"] == 10**4
+    assert w.loc["alg3 sch. 1", "s per 10^6 draws"] == 0.5 and w.loc["pymc_advi", "s per 10^6 draws"] == 100.0

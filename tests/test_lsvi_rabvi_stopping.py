@@ -251,3 +251,24 @@ def test_figure_shows_an_unconverged_epoch(tmp_path):
     hollow = [ln for ln in bottom.lines if ln.get_markerfacecolor() == "none"]
     assert len(hollow) == 1 and np.allclose(hollow[0].get_ydata(), [632.0 - 184.0])
     fig.savefig(tmp_path / "f.png")
+
+
+def test_run_summary_reads_the_stop_and_the_fixed_runs():
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from lsvi.papers.lsvi_rabvi import stopping as st
+
+    tab = pd.DataFrame({"iterations": [200, 400, 800], "success": [True, True, False], "stop": [False, True, False],
+                        "kl": [10.0, 10.02, 11.0]})
+    fired = SimpleNamespace(stop_epoch=1, iterations=600, evaluations=600 * 2000)
+    never = SimpleNamespace(stop_epoch=None, iterations=1400, evaluations=1400 * 2000)
+    fixed = {"paper": np.array([10.5, 10.7]), "centred": np.array([10.0, 10.0])}
+    s = st.run_summary({("Pima", "MF"): (fired, tab, fixed, "meanfield"), ("Sonar", "MF"): (never, tab, fixed, "meanfield")})
+    a, b = s.iloc[0], s.iloc[1]
+    assert a["rule fired at epoch"] == 1 and b["rule fired at epoch"] == "no"
+    assert a["evaluations / paper's NT"] == 1.2e6 / 1e6 and a["first window (iterations)"] == 200
+    assert a["FASO successes"] == 2 and abs(a["KL spread over successful epochs"] - 0.02) < 1e-12
+    assert abs(a["KL returned - fixed-T centred"] - 0.02) < 1e-12 and abs(b["KL returned - fixed-T centred"] - 1.0) < 1e-12
+    assert abs(a["fixed-T paper - centred"] - 0.6) < 1e-12

@@ -8,6 +8,7 @@ from lsvi.papers.ngvi.checks import landscape as nl
 from lsvi.core.families.gaussian import fullcov_to_natural
 from lsvi.core.losses import kl_gaussian
 from lsvi.pipeline.claims import claim
+from lsvi.data import simulated
 from lsvi.papers.ngvi import nonconjugate as nc
 from lsvi.papers.ngvi import nonconjugate_claims as claims51
 from lsvi.papers.ngvi.plotting import nonconjugate as plotting
@@ -18,7 +19,7 @@ NODES = nl.hermite_nodes(48)
 
 @pytest.fixture(scope="module")
 def problem():
-    Xf = nc.simulated_logistic(3, 60, 3)
+    Xf = jnp.asarray(simulated.flipped_design(3, 60, 3))
     m = jnp.array([0.3, -0.5, 0.2])
     W = jnp.array([[1.0, 0.2, 0.0], [0.2, 0.7, -0.1], [0.0, -0.1, 0.5]])
     return Xf, m, W @ W.T
@@ -53,7 +54,7 @@ def test_ngd_step_is_gradient_step_in_expectation_parameters(problem):
 
 
 def test_logistic_nonconvex_in_omega_convex_in_sqrt():
-    Xf = nc.simulated_logistic(0, 200, 2)
+    Xf = jnp.asarray(simulated.flipped_design(0, 200, 2))
     res = nl.logistic_landscape(Xf, 1.0, [0.01, 1.0], NODES)
     assert res["lam_by_s"][0] > 0 > res["lam_expectation"]  # small Σ: the KL dominates; s = 1: negative curvature
     assert res["fd_expectation"] == pytest.approx(res["lam_expectation"], rel=1e-4)
@@ -78,7 +79,7 @@ def test_poisson_closed_form_and_nonconvexity():
 def test_remark2_price_never_leaves_autodiff_does():
     # formerly the claim remark2_price_valid: it holds by algebra (Ĝ₂ = ½∇²f ⪯ 0 for a log-concave f, ρ ≤ 1), so it is an
     # implementation check of `domain_exits` and `price_gradients`; the counts must also react when the step can leave.
-    Xf = nc.simulated_logistic(2, 20, 2, scale=2.0)
+    Xf = jnp.asarray(simulated.flipped_design(2, 20, 2, scale=2.0))
     exits = nl.domain_exits(jax.random.PRNGKey(0), Xf, 1.0, jnp.eye(2), 1.0, 300)
     assert exits["price"] == (0, 0)
     assert 0 < exits["autodiff"][0] <= exits["autodiff"][1] < 300
@@ -110,7 +111,7 @@ def test_price_estimator_for_a_quadratic_against_its_closed_form():
 
 
 def test_convexity_in_sqrt_parameters_at_random_distributions():
-    Xf = nc.simulated_logistic(0, 50, 2)
+    Xf = jnp.asarray(simulated.flipped_design(0, 50, 2))
     means, covs = nl.random_gaussians(jax.random.PRNGKey(1), 2, 5)
     lams = nl.logistic_sqrt_min_eigs(Xf, 1.0, NODES, means, covs)
     assert lams.shape == (5,) and np.all(lams >= 1.0 - 1e-8)
@@ -123,7 +124,7 @@ def test_convexity_in_sqrt_parameters_at_random_distributions():
 
 
 def test_proposition1_multistart_reaches_reference():
-    Xf = nc.simulated_logistic(1, 80, 2)
+    Xf = jnp.asarray(simulated.flipped_design(1, 80, 2))
     means, covs = nc.multistart_ngd(Xf, 1.0, jax.random.PRNGKey(0), 5, 0.5, 80, NODES)
     m_ref, S_ref, g = nc.sqrt_optimum(Xf, 1.0, NODES)
     assert g <= 1e-6
@@ -131,7 +132,7 @@ def test_proposition1_multistart_reaches_reference():
 
 
 def test_stochastic_kernels_decrease_elbo_and_keep_sgd_projection(tmp_path):
-    Xf = nc.simulated_logistic(4, 100, 3)
+    Xf = jnp.asarray(simulated.flipped_design(4, 100, 3))
     df, best = nc.tuned_runs(Xf, 1.0, 5, 30, {"sgd": [0.5], "sgd_price": [0.5], "ngd": [0.2]}, 0, NODES)
     for method in ("sgd", "sgd_price", "ngd"):
         v = df[df.method == method].set_index("t")["neg_elbo"]

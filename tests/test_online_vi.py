@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from lsvi.core import online
-from lsvi.data import datasets
+from lsvi.data import datasets, simulated
 from lsvi.papers.alquier import online_vi
 
 
@@ -18,7 +18,7 @@ def test_breast_and_boston_builders():
 
 
 def test_compare_picks_each_methods_best_rate():
-    X, y, _ = online_vi.simulated_logistic(0, 60, 3)
+    X, y, _ = simulated.logistic(0, 60, 3)
     X, y = online_vi.shuffled(X, y, 0)
     curves, table = online_vi.compare("logistic", X, y, (0.05, 0.5), methods=("oga", "svb"))
     for method in ("oga", "svb"):
@@ -43,7 +43,7 @@ def test_hyper_grids_give_every_method_the_same_budget():
 
 
 def test_held_out_finals_rerun_the_selected_configuration_on_other_orders():
-    X, y, _ = online_vi.simulated_logistic(0, 60, 3)
+    X, y, _ = simulated.logistic(0, 60, 3)
     curves, table = online_vi.compare("logistic", *online_vi.shuffled(X, y, 0), (0.05, 0.5), methods=("oga", "ngvi"))
     ho = online_vi.held_out_finals("logistic", X, y, table, [0, 1, 2])
     assert list(ho.columns) == ["seed", "method", "final_average_loss"] and len(ho) == 6
@@ -62,7 +62,7 @@ def test_held_out_finals_rerun_the_selected_configuration_on_other_orders():
 def test_algorithm_maps_names_to_the_library_builders():
     """The paper's string → algorithm map: each method gets only its own hyperparameters, and a missing one is an
     error rather than a silent default."""
-    X, y, _ = online_vi.simulated_logistic(1, 30, 3)
+    X, y, _ = simulated.logistic(1, 30, 3)
     X, y = jnp.asarray(X), jnp.asarray(y)
     got = online.run(online_vi.algorithm("ngvi", "logistic", alpha=0.5, beta=2.0, lr=9.0, prior_sd=1.5), X, y)
     want = online.run(online.build_ngvi(online.logistic_loss, alpha=0.5, beta=2.0, prior_sd=1.5), X, y)

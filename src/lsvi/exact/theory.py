@@ -658,13 +658,3 @@ def random_fullcov_natural(key, d: int, mean_scale: float = 2.0, jitter: float =
     k1, k2 = jax.random.split(key)
     B = jax.random.normal(k1, (d, d))
     return fullcov_to_natural(mean_scale * jax.random.normal(k2, (d,)), B @ B.T + jitter * jnp.eye(d))
-
-
-def synthetic_logistic_design(n: int = 20, d: int = 2, seed: int = 0):
-    """A small label-flipped logistic-regression design (n, d): rows y_i x_i, x_i ~ N(0, I),
-    y_i ~ Bernoulli(F(x_iᵀβ₀)) with β₀ = (1, −0.5, …)."""
-    rng = np.random.default_rng(seed)
-    X = rng.standard_normal((n, d))
-    beta0 = np.array([1.0, -0.5, 0.25][:d] + [0.0] * max(0, d - 3))
-    y = np.where(rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-X @ beta0)), 1.0, -1.0)
-    return X * y[:, None]

@@ -45,16 +45,6 @@ def algorithm(method: str, loss_name: str, alpha=None, beta=None, lr=None, prior
     return BUILDERS[method](LOSSES[loss_name], **{k: given[k] for k in HYPERPARAMETERS[method]})
 
 
-def simulated_logistic(seed: int, n: int, d: int):
-    """x_t = (1, z_t), z_t ~ N(0, I_{d−1}); θ₀ ~ N(0, I_d); y_t = ±1 with P(+1) = sigmoid(x_tᵀθ₀).
-    Returns (X (n, d), y (n,), θ₀ (d,))."""
-    rng = np.random.default_rng(seed)
-    X = np.hstack([np.ones((n, 1)), rng.normal(size=(n, d - 1))])
-    theta0 = rng.normal(size=d)
-    y = np.where(rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-X @ theta0)), 1.0, -1.0)
-    return X, y, theta0
-
-
 def shuffled(X, y, seed: int, T: int | None = None):
     """The data as a sequence: rows in a random order (seed), the first T (all if None)."""
     order = np.random.default_rng(seed).permutation(len(y))[:T]

@@ -258,3 +258,34 @@ def kl_values(prob: logistic.Problem, etas, num_draws: int, seed: int = 1):
     (estimates (K,), standard errors (K,))."""
     est, se = logistic.kl_curves(prob, np.asarray(etas), num_draws, seed)
     return np.asarray(est), np.asarray(se)
+
+
+# The paper's budget N T of the fixed-T runs (Table 3: Algorithm 2 N = 10⁴, Algorithm 3 N = 10⁵; T = 100)
+PAPER_EVALUATIONS = {"meanfield": 10_000 * 100, "fullcov": 100_000 * 100}
+
+
+def run_summary(runs: dict):
+    """One row per (data set, family) of what notebook 44's text reads: ``runs`` {(data set, family label):
+    (`StopResult`, `epochs_table` with its ``kl`` column, {variant: fixed-T KLs (R,)}, family name)}.
+    Columns: where the rule fired ("no" if it never did), iterations to the stop, evaluations against the paper's
+    N T (`PAPER_EVALUATIONS`), the first window's iterations, FASO successes, the spread of the successful epochs'
+    KLs, the KL of the returned average minus the fixed-T centred mean, and the fixed-T paper minus centred means."""
+    import pandas as pd
+
+    rows = []
+    for (data, label), (stop, tab, fixed_kl, fam) in runs.items():
+        done = tab[tab["success"]]
+        at_stop = tab[tab["stop"]] if stop.stop_epoch is not None else tab.iloc[[-1]]  # the returned average
+        mean = {v: float(np.mean(k)) for v, k in fixed_kl.items()}
+        rows.append({
+            "data set": data, "family": label,
+            "rule fired at epoch": "no" if stop.stop_epoch is None else int(stop.stop_epoch),
+            "iterations to the stop": int(stop.iterations),
+            "evaluations / paper's NT": stop.evaluations / PAPER_EVALUATIONS[fam],
+            "first window (iterations)": int(tab["iterations"].iloc[0]),
+            "FASO successes": int(len(done)),
+            "KL spread over successful epochs": float(done["kl"].max() - done["kl"].min()) if len(done) else np.nan,
+            "KL returned - fixed-T centred": float(at_stop["kl"].iloc[0]) - mean.get("centred", np.nan),
+            "fixed-T paper - centred": mean.get("paper", np.nan) - mean.get("centred", np.nan),
+        })
+    return pd.DataFrame(rows)

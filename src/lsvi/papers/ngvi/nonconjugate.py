@@ -192,15 +192,6 @@ def exact_ngd(Xf, prior_var, m0, Sigma0, rho: float, num_steps: int, nodes):
     return ngvi.mean_cov(state)
 
 
-def simulated_logistic(seed: int, n: int, d: int, scale: float = 1.0):
-    """Flipped design (n, d) of a simulated logistic regression: first column 1 (bias), others N(0, scale²),
-    β₀ ~ N(0, I), y ~ Bernoulli(σ(xᵀβ₀)) in {−1, +1}."""
-    rng = np.random.default_rng(seed)
-    X = np.hstack([np.ones((n, 1)), scale * rng.normal(size=(n, d - 1))])
-    y = np.where(rng.uniform(size=n) < 1.0 / (1.0 + np.exp(-X @ rng.normal(size=d))), 1.0, -1.0)
-    return jnp.asarray(y[:, None] * X)
-
-
 def average_pool(X, side: int = 28, out: int = 7):
     """MNIST images (n, side²) -> (n, out²), block means over (side/out)² pixels (side divisible by out)."""
     k = side // out

@@ -166,14 +166,17 @@ def stein_claims(fc_err: float, mf_err: float, worst: pd.Series, map_tol: float)
                note="difference = quadrature error of two different integrands; d = 2")]
 
 
-PREDICTED = {"alg1": "4 (N m², m ≪ N) to 6 (not assessed)", "alg3": "≤ 3 (O(Nd² + d³))", "alg2": "≤ 1 (O(Nd))",
+PREDICTED = {"alg1": "4 (N m², m ≪ N) to 6 (not assessed)", "alg1 N": "≤ 1 in N at fixed m (the m²N term of O(m³ + m²N))", "alg3": "≤ 3 (O(Nd² + d³))", "alg2": "≤ 1 (O(Nd))",
              "normals": "1 (reference: N × d normals alone)", "map alg1": "≤ 3 in m (= 6 in d)", "map alg3": "≤ 3 (O(d³))"}
 # (claim id, timing, source, statement, exponent of the paper's O(·), size variable)
 COST_CLAIMS = (("cost-alg3-at-most-cubic", "alg3", "Sec 4 / Thm 4.1", "Algorithm 3: O(Nd² + d³) per iteration", 3.0, "d"),
                ("cost-alg2-linear", "alg2", "Sec 4 / Thm D.2", "Algorithm 2: O(d) per iteration (O(Nd) with N draws)",
                 1.0, "d"),
                ("cost-map-fim-inversion", "map alg1", "Sec 4", "inverting the FIM costs O(m³) = O(d⁶)", 3.0, "m"),
-               ("cost-map-eq18", "map alg3", "Thm 4.1 / Sec 4", "the γ → η map costs O(d³)", 3.0, "d"))
+               ("cost-map-eq18", "map alg3", "Thm 4.1 / Sec 4", "the γ → η map costs O(d³)", 3.0, "d"),
+               ("cost-alg1-linear-in-N", "alg1 N", "Sec 3 (Alg. 1)",
+                "Algorithm 1 costs O(m³ + m²N) per iteration: at fixed m, linear in N (the m²N term; the m³ term is "
+                "cost-map-fim-inversion)", 1.0, "N"))
 COST_TOLERANCE = 0.15  # the bound on the slope: the paper's exponent + 15 %
 MIN_ROUNDS = 5  # interleaved timing rounds needed for the round-to-round interval
 
@@ -233,7 +236,7 @@ def slope_interval(sizes, rounds, in_regime, level: float = 0.95) -> SlopeInterv
 
 
 def cost_claims(intervals: dict, in_regime_sizes: dict, all_sizes: dict, n_cost: int, regime_factor: float,
-                normals_slope: float = np.nan) -> list:
+                normals_slope: float = np.nan, alg1_n_dim: int = 8) -> list:
     """Claims ``cost-*`` of `COST_CLAIMS`. The paper's costs are upper bounds O(n^p): with
     b = p(1 + `COST_TOLERANCE`), PASS when the whole interval of the slope is ≤ b, FAIL when it is
     entirely > b; NOT ASSESSABLE when it straddles b (too wide to decide), with fewer than 4 sizes
@@ -241,6 +244,8 @@ def cost_claims(intervals: dict, in_regime_sizes: dict, all_sizes: dict, n_cost:
     `SlopeInterval` or None}; ``in_regime_sizes``, ``all_sizes``: {timing: list of sizes}."""
     claims = []
     for cid, k, src, statement, p, var in COST_CLAIMS:
+        if k not in in_regime_sizes:  # a series this run did not time
+            continue
         iv, inside = intervals.get(k), list(in_regime_sizes[k])
         bound = round(p * (1 + COST_TOLERANCE), 4)
         why = []
@@ -257,10 +262,12 @@ def cost_claims(intervals: dict, in_regime_sizes: dict, all_sizes: dict, n_cost:
         claims.append(_claim(
             cid, src, statement, measured,
             f"O(·) is an upper bound: upper end of the slope's 95% interval ≤ {bound:g} ({p:g} + {COST_TOLERANCE:.0%}) "
-            f"on ≥ 4 sizes with time ≥ {regime_factor:g} × time at d = 1 (FAIL if the lower end > {bound:g}, "
+            f"on ≥ 4 sizes with time ≥ {regime_factor:g} × time at the smallest problem (d = 1; N = m + 1 for the N "
+            f"series) (FAIL if the lower end > {bound:g}, "
             "else NOT ASSESSABLE)",
             iv is not None and iv.hi <= bound, assessable=not why,
-            note=f"N = {n_cost}; single-threaded; interval = hull of the fit's t-interval over sizes and the t-interval "
+            note=(f"d = {alg1_n_dim} (m = {num_params_fullcov(alg1_n_dim)}), N varies" if var == "N" else f"N = {n_cost}")
+                 + "; single-threaded; interval = hull of the fit's t-interval over sizes and the t-interval "
                  f"of the per-round slopes over ≥ {MIN_ROUNDS} interleaved rounds"
                  + (f"; drawing the N × d normals alone (an O(Nd) operation) has slope {normals_slope:.2f} over the same d"
                     if k == "alg2" and np.isfinite(normals_slope) else "")
@@ -281,22 +288,34 @@ class Cost(NamedTuple):
     intervals: dict  # timing -> SlopeInterval | None
 
 
-def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: float, seed: int) -> Cost:
+def _call(k: str, size: int, n_cost: int, seed: int, alg1_n_dim: int):
+    """(fn, args) of timing ``k`` at ``size`` (a dimension d; for "alg1 N", the number of draws N at d = ``alg1_n_dim``)."""
+    if k == "alg1 N":
+        return rates.step_call("alg1", alg1_n_dim, int(size), seed)
+    return rates.cost_call(k, int(size), n_cost, seed)
+
+
+def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: float, seed: int,
+               alg1_n_dim: int = 8) -> Cost:
     """Time (`lsvi.core.clock`) of the calls of `rates.cost_call` over ``grids`` {timing: dimensions}, each series
-    in interleaved rounds (`interleaved_rounds`), its reference the same call at d = 1 timed
-    alone; slopes on the sizes in the regime (`rates.regime_fit`) with the interval of
-    `slope_interval`. Claims ``cost-*`` of `cost_claims`."""
+    in interleaved rounds (`interleaved_rounds`), its reference the same call at the smallest problem (d = 1)
+    timed alone; slopes on the sizes in the regime (`rates.regime_fit`) with the interval of
+    `slope_interval`. The series "alg1 N" (if in ``grids``) times one Algorithm 1 iteration against N at
+    d = ``alg1_n_dim`` (its reference: N = m + 1). Claims ``cost-*`` of `cost_claims`."""
     cost, ref, rounds = {}, {}, {}
     for k, grid in grids.items():
-        # the reference: the same call at d = 1, timed alone (right after a large call a tiny one runs with cold caches)
-        fn, args = rates.cost_call(k, 1, n_cost, seed)
+        # the reference: the same call at the smallest problem, timed alone (right after a large call a tiny one runs
+        # with cold caches)
+        smallest = num_params_fullcov(alg1_n_dim) + 1 if k == "alg1 N" else 1
+        fn, args = _call(k, smallest, n_cost, seed, alg1_n_dim)
         ref[k] = rates.time_call(fn, *args, repeats=4 * timing_repeats)
-        rounds[k] = interleaved_rounds([rates.cost_call(k, int(dd), n_cost, seed) for dd in grid], timing_repeats)
+        rounds[k] = interleaved_rounds([_call(k, int(dd), n_cost, seed, alg1_n_dim) for dd in grid], timing_repeats)
         cost[k] = rounds[k].min(axis=0)
     sizes = {k: np.array([num_params_fullcov(dd) for dd in g]) if k == "map alg1" else np.asarray(g) for k, g in grids.items()}
     regime = {k: rates.regime_fit(sizes[k], cost[k], ref[k], regime_factor) for k in cost}
     intervals = {k: slope_interval(sizes[k], rounds[k], regime[k].in_regime) for k in cost}
-    table = pd.DataFrame([{"timing": k, "d grid": grids[k], "seconds": np.round(cost[k], 5), "time at d = 1": ref[k],
+    table = pd.DataFrame([{"timing": k, "grid (d; N for alg1 N)": grids[k], "seconds": np.round(cost[k], 5),
+                           "time at the smallest problem": ref[k],
                            "in regime": r.in_regime.astype(int).tolist(), "fitted slope": r.fit.slope if r.fit else np.nan,
                            "95% interval": f"[{intervals[k].lo:.2f}, {intervals[k].hi:.2f}]" if intervals[k] else "",
                            "predicted": PREDICTED[k]}
@@ -306,7 +325,7 @@ def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: flo
     normals_slope = loglog_fit(sizes["normals"][in2], cost["normals"][in2]).slope if in2.sum() >= 2 else np.nan
     claims = cost_claims(intervals, {k: sizes[k][regime[k].in_regime].tolist() for k in cost},
                          {k: sizes[k].tolist() for k in cost}, n_cost, regime_factor,
-                         normals_slope if regime["alg2"].fit else np.nan)
+                         normals_slope if regime["alg2"].fit else np.nan, alg1_n_dim)
     same_d = sorted(set(grids["alg1"]) & set(grids["alg3"]))
     ratio = [cost["alg1"][list(grids["alg1"]).index(dd)] / cost["alg3"][list(grids["alg3"]).index(dd)] for dd in same_d]
     report = f"same d = {same_d}: time(Algorithm 1) / time(Algorithm 3) = {np.round(ratio, 2)} (N = {n_cost}; not a claim)"
