@@ -166,7 +166,8 @@ def stein_claims(fc_err: float, mf_err: float, worst: pd.Series, map_tol: float)
                note="difference = quadrature error of two different integrands; d = 2")]
 
 
-PREDICTED = {"alg1": "4 (N m², m ≪ N) to 6 (not assessed)", "alg1 N": "≤ 1 in N at fixed m (the m²N term of O(m³ + m²N))", "alg3": "≤ 3 (O(Nd² + d³))", "alg2": "≤ 1 (O(Nd))",
+PREDICTED = {"alg1": "4 (N m², m ≪ N) to 6 (not assessed)", "alg1 N": "≤ 1 in N at fixed m (the m²N term)",
+             "alg3": "≤ 3 (O(Nd² + d³))", "alg2": "≤ 1 (O(Nd))",
              "normals": "1 (reference: N × d normals alone)", "map alg1": "≤ 3 in m (= 6 in d)", "map alg3": "≤ 3 (O(d³))"}
 # (claim id, timing, source, statement, exponent of the paper's O(·), size variable)
 COST_CLAIMS = (("cost-alg3-at-most-cubic", "alg3", "Sec 4 / Thm 4.1", "Algorithm 3: O(Nd² + d³) per iteration", 3.0, "d"),
@@ -244,11 +245,9 @@ def cost_claims(intervals: dict, in_regime_sizes: dict, all_sizes: dict, n_cost:
     `SlopeInterval` or None}; ``in_regime_sizes``, ``all_sizes``: {timing: list of sizes}."""
     claims = []
     for cid, k, src, statement, p, var in COST_CLAIMS:
-        if k not in in_regime_sizes:  # a series this run did not time
-            continue
-        iv, inside = intervals.get(k), list(in_regime_sizes[k])
+        iv, inside = intervals.get(k), list(in_regime_sizes.get(k, []))
         bound = round(p * (1 + COST_TOLERANCE), 4)
-        why = []
+        why = [] if k in in_regime_sizes else ["this run did not time the series"]
         if len(inside) < 4:
             why.append(f"fewer than 4 sizes in the asymptotic regime ({len(inside)})")
         if iv is None or iv.num_rounds < MIN_ROUNDS:
@@ -258,7 +257,7 @@ def cost_claims(intervals: dict, in_regime_sizes: dict, all_sizes: dict, n_cost:
         measured = (f"slope in {var} {iv.slope:.2f}, 95% interval [{iv.lo:.2f}, {iv.hi:.2f}] (fit over sizes "
                     f"[{iv.fit_lo:.2f}, {iv.fit_hi:.2f}], over {iv.num_rounds} rounds [{iv.rounds_lo:.2f}, {iv.rounds_hi:.2f}]) "
                     f"over {var} ∈ {inside}" if iv is not None else
-                    f"{len(inside)} size(s) in the regime ({var} ∈ {inside}) of {list(all_sizes[k])}")
+                    f"{len(inside)} size(s) in the regime ({var} ∈ {inside}) of {list(all_sizes.get(k, []))}")
         claims.append(_claim(
             cid, src, statement, measured,
             f"O(·) is an upper bound: upper end of the slope's 95% interval ≤ {bound:g} ({p:g} + {COST_TOLERANCE:.0%}) "
@@ -288,11 +287,13 @@ class Cost(NamedTuple):
     intervals: dict  # timing -> SlopeInterval | None
 
 
-def _call(k: str, size: int, n_cost: int, seed: int, alg1_n_dim: int):
-    """(fn, args) of timing ``k`` at ``size`` (a dimension d; for "alg1 N", the number of draws N at d = ``alg1_n_dim``)."""
+def _series(k: str, n_cost: int, seed: int, alg1_n_dim: int):
+    """(call, smallest) of timing ``k``: ``call(size)`` -> (fn, args) at a size of its grid, and the smallest problem,
+    its reference. Sizes are dimensions d (`rates.cost_call` at N = ``n_cost``, reference d = 1), except for "alg1 N":
+    draws N of one Algorithm 1 iteration at d = ``alg1_n_dim`` (reference N = m + 1, the least Algorithm 1 accepts)."""
     if k == "alg1 N":
-        return rates.step_call("alg1", alg1_n_dim, int(size), seed)
-    return rates.cost_call(k, int(size), n_cost, seed)
+        return (lambda N: rates.step_call("alg1", alg1_n_dim, int(N), seed)), num_params_fullcov(alg1_n_dim) + 1
+    return (lambda d: rates.cost_call(k, int(d), n_cost, seed)), 1
 
 
 def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: float, seed: int,
@@ -306,10 +307,10 @@ def cost_study(grids: dict, n_cost: int, timing_repeats: int, regime_factor: flo
     for k, grid in grids.items():
         # the reference: the same call at the smallest problem, timed alone (right after a large call a tiny one runs
         # with cold caches)
-        smallest = num_params_fullcov(alg1_n_dim) + 1 if k == "alg1 N" else 1
-        fn, args = _call(k, smallest, n_cost, seed, alg1_n_dim)
+        call, smallest = _series(k, n_cost, seed, alg1_n_dim)
+        fn, args = call(smallest)
         ref[k] = rates.time_call(fn, *args, repeats=4 * timing_repeats)
-        rounds[k] = interleaved_rounds([_call(k, int(dd), n_cost, seed, alg1_n_dim) for dd in grid], timing_repeats)
+        rounds[k] = interleaved_rounds([call(size) for size in grid], timing_repeats)
         cost[k] = rounds[k].min(axis=0)
     sizes = {k: np.array([num_params_fullcov(dd) for dd in g]) if k == "map alg1" else np.asarray(g) for k, g in grids.items()}
     regime = {k: rates.regime_fit(sizes[k], cost[k], ref[k], regime_factor) for k in cost}
