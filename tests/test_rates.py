@@ -144,6 +144,31 @@ def test_run_schedules_uses_the_keys_of_run_and_common_random_numbers():
         np.testing.assert_allclose(ours[1, r], trace, rtol=1e-12)  # common random numbers across rows
 
 
+def test_trajectory_event_recomputes_the_fisher_each_step_used():
+    """With ε = 1 the iterate is the regression's η' = F̂⁻¹ẑ (when valid): the F̂ that `trajectory_event`
+    recomputes from the run's keys must reproduce it, and ẑ must come from other draws than F̂."""
+    log_target = rates.sin_target()
+    eta0 = fullcov_to_natural(jnp.array([0.0]), jnp.array([[1.0]]))
+    key, n, T = jax.random.PRNGKey(5), 200, 3
+    reg = rates.two_sample_regression(FAM1, log_target, n)
+    etas = np.asarray(rates.run_schedules(key, FAM1, reg, eta0, np.ones((1, T)), 2))[0]  # (2, T + 1, m)
+    rep_keys = jax.random.split(key, 2)
+    for r in range(2):
+        for t, k in enumerate(jax.random.split(rep_keys[r], T)):
+            X2, y2, F_hat, z_hat = rates.two_sample_moments(FAM1, log_target, k, etas[r, t], n)
+            np.testing.assert_allclose(etas[r, t + 1], np.linalg.solve(F_hat, z_hat), rtol=1e-9)
+            S2 = FAM1.statistic(X2)
+            assert not np.allclose(F_hat, S2.T @ S2 / n)  # two independent sets
+    event = rates.trajectory_event(key, FAM1, log_target, etas, n)
+    assert event.shape == (2, T) and event.dtype == bool
+    # the event is decided on these F̂: large N makes it certain, N = m + 1 draws make it fail often
+    big = np.asarray(rates.run_schedules(key, FAM1, rates.two_sample_regression(FAM1, log_target, 20000), eta0,
+                                         np.full((1, T), 0.5), 4))[0]
+    assert rates.trajectory_event(key, FAM1, log_target, big, 20000).all()
+    tiny = np.repeat(np.asarray(eta0)[None, None], 200, axis=0).repeat(T + 1, axis=1)  # (200, T + 1, m) at q_0
+    assert rates.trajectory_event(key, FAM1, log_target, tiny, 4).mean() < 0.5
+
+
 def test_estimator_stats_unbiased_whitened_covariance():
     # Algorithm 3's η̂' is linear in γ̂: unbiased, with covariance exactly V/N; the OLS is biased at small N
     f1 = rates.as_f(rates.sin_target())

@@ -479,6 +479,60 @@ def _estimator_errors_batch(family, f, num_samples, batch):
     return jax.jit(lambda k, eta, phi, F: jax.vmap(lambda kk: one(kk, eta, phi, F))(jax.random.split(k, batch)))
 
 
+# ------------------------------------------------------------------ Theorem 3.4 as stated: two sample sets, the event A_k
+def two_sample_moments(family, log_target: Callable, key, eta, num_samples: int):
+    """(X′ (N, d), f(X′) (N,), F̂ (m, m), ẑ (m,)) of the estimator Theorem 3.4 assumes.
+
+    With ``k_F, k_z, k_f = jax.random.split(key, 3)``: F̂ = N⁻¹ Σ s(X_i)s(X_i)ᵀ from X ~ q̄_η drawn
+    with k_F, and ẑ = N⁻¹ Σ s(X′_i) f(X′_i) from an independent X′ ~ q̄_η drawn with k_z
+    (``log_target(k_f, X′)``): "F̂ and ẑ are computed using two independent sets of samples"
+    (Theorem 3.4). `two_sample_regression` and `trajectory_event` both call it, so the event is
+    evaluated on the F̂ each step used."""
+    k_F, k_z, k_f = jax.random.split(key, 3)
+    S = family.statistic(family.sample(k_F, eta, num_samples))
+    X2 = family.sample(k_z, eta, num_samples)
+    y2 = log_target(k_f, X2)
+    return X2, y2, S.T @ S / num_samples, family.statistic(X2).T @ y2 / num_samples
+
+
+def two_sample_regression(family, log_target: Callable, num_samples: int):
+    """A regression ``(key, η) -> (X′, f(X′), η' = F̂⁻¹ẑ)`` of `lsvi.core.kernel` (the step of eq. 10
+    with Algorithm 4's backtracking) whose F̂ and ẑ come from two independent sets of N draws
+    (`two_sample_moments`). Algorithm 1 uses one set (Remark 3.7); this is the theorem's variant,
+    an analysis device, so it lives here and not in `lsvi.core.algorithms`. Algorithm 4 checks
+    the step at X′, where f was evaluated."""
+
+    def regression(key, eta):
+        X2, y2, F_hat, z_hat = two_sample_moments(family, log_target, key, eta, num_samples)
+        return X2, y2, jnp.linalg.solve(F_hat, z_hat)
+
+    return regression
+
+
+def trajectory_event(key, family, log_target: Callable, etas, num_samples: int, num_nodes: int = 40):
+    """A(ω̂_t) = [‖F_t − F̂_t‖ < ‖F_t⁻¹‖⁻¹] (spectral norms) at every step t = 0..T−1 of the runs of
+    `run_schedules` (one row, ``key`` its key) with `two_sample_regression`.
+
+    etas (R, T + 1, m): the traces of that row. Step t of run r used the key
+    ``jax.random.split(jax.random.split(key, R)[r], T)[t]`` at η̂_t (`lsvi.core.kernel.run`), so F̂_t
+    is recomputed exactly (`two_sample_moments`); F_t = F_{η̂_t} by Gauss–Hermite quadrature.
+    Theorem 3.4's 𝒜_k = ∩_{t≤k} A(ω̂_t) is the running product along t. Returns (R, T) booleans."""
+    etas = jnp.asarray(etas)
+    R, T = etas.shape[0], etas.shape[1] - 1
+    rep_keys = jax.random.split(key, R)
+
+    def step(k, eta):
+        F_hat = two_sample_moments(family, log_target, k, eta, num_samples)[2]
+        X, w = nodes(family, eta, num_nodes)
+        F, _ = exact.fisher(family, X, w)
+        return jnp.linalg.norm(F - F_hat, 2) < jnp.linalg.eigvalsh(F)[0]  # ‖F⁻¹‖⁻¹ = λ_min(F)
+
+    def one_run(rep_key, trace):
+        return jax.lax.map(lambda a: step(*a), (jax.random.split(rep_key, T), trace[:-1]))
+
+    return np.asarray(jax.jit(jax.vmap(one_run))(rep_keys, etas))
+
+
 def ratio_of_means(num, den, num_boot: int = 2000, seed: int = 0, level: float = 0.95):
     """mean(num) / mean(den) with a paired percentile-bootstrap interval.
 
@@ -847,10 +901,11 @@ def quadrature_map_pair(family, f: Callable, eta, num_nodes: int = 20):
     return pair(jnp.asarray(eta))
 
 
-def step_call(algorithm: str, d: int, num_samples: int, seed: int = 0):
+def step_call(algorithm: str, d: int, num_samples: int, seed: int = 0, meanfield: bool = False):
     """(fn, args): one jit-compiled LSVI iteration at dimension d, ready to be timed as ``fn(*args)``.
 
-    algorithm: "alg1" (Algorithm 1 with the full-covariance statistic, m = 1 + d + d(d+1)/2,
+    algorithm: "alg1" (Algorithm 1 with the full-covariance statistic, m = 1 + d + d(d+1)/2, or with
+    ``meanfield`` the mean-field statistic, m = 2d + 1: generic LSVI on the mean-field family,
     `lsvi.core.algorithms.lsvi_generic`), "alg2" (`lsvi.core.algorithms.lsvi_mf`) or "alg3" (`lsvi.core.algorithms.lsvi_fc`).
     Cheap target f(x) = −‖x‖²/2 (O(Nd)) from q = N(0, 2I) with ε = 1, so the step is always
     valid and the algorithm's own cost dominates.
@@ -858,7 +913,9 @@ def step_call(algorithm: str, d: int, num_samples: int, seed: int = 0):
 
     log_target = lambda key, X: -0.5 * jnp.sum(X**2, axis=1)
     zeros = jnp.zeros(d)
-    if algorithm == "alg2":
+    if meanfield and algorithm != "alg1":
+        raise ValueError("meanfield selects the family of Algorithm 1 only (Algorithm 2 is mean-field already)")
+    if algorithm == "alg2" or meanfield:
         fam, eta = mf_family(d), meanfield_to_natural(zeros, 2.0 * jnp.ones(d))
     else:
         fam, eta = fc_family(d), fullcov_to_natural(zeros, 2.0 * jnp.eye(d))

@@ -458,3 +458,161 @@ def gap_claim(factor: float, keep, fit, num_reps: int, num_steps: int) -> dict:
         note=f"{num_reps} runs, T = {num_steps}; −1 expected asymptotically; N with blown-up runs, or a gap ≤ 3 se "
              "(noise, or negative: the stochastic ω̄_T below the exact one, consistent with the upper bound) excluded"
              + ("" if len(keep) >= 4 else f"; only {len(keep)} usable values of N"))
+
+
+class AsStated(NamedTuple):
+    n_grid: list  # N of this part
+    factor: float  # α/μ̂ of the schedule ε_t⁻¹ = L̂ + αt
+    event: dict  # N -> (R, T) A(ω̂_t) at each step of each run
+    p_event: dict  # N -> (T,) P̂(𝒜_k), k = 0..T−1 (running intersection, fraction of runs)
+    cond_mean: dict  # N -> (T,) E[l(ω̄_k) − l* | 𝒜_{T−1}], NaN with fewer than `MIN_EVENT_RUNS` runs in the event
+    cond_se: dict  # N -> (T,) its standard error
+    bound: np.ndarray  # (T,) first term of eq. (12) for the same schedule
+    excess: dict  # N -> max_k (cond_mean − bound), the part of eq. (12) the O(1/N) terms must cover
+    excess_se: dict  # N -> the standard error at the maximising k
+    report: str
+    claims: list
+
+
+MIN_EVENT_RUNS = 10  # runs in 𝒜_{T−1} needed for a conditional mean
+EVENT_DELTA = 0.05  # δ of Theorem 3.4 item 1 at the largest N
+EVENT_CHECKPOINTS = (10, 30, 100, 300, 1000)  # k at which N_{1/2}(k) is read
+
+
+def theorem_as_stated(key, family, log_target, f: Callable, eta0, opt: Optimum, local: LocalConstants,
+                      regimes: Regimes, alpha_factors, n_grid, num_reps: int, num_steps: int, factor: float = 1.0,
+                      num_nodes: int = 40) -> AsStated:
+    """Part (c′): Theorem 3.4 with its own hypotheses. ``num_reps`` runs of T = ``num_steps`` steps of
+    iteration (10) with ε_t⁻¹ = L̂ + αt, α = ``factor`` × μ̂ (one of ``alpha_factors``), whose F̂ and ẑ
+    come from two independent sets of N draws (`rates.two_sample_regression`, Algorithm 4's
+    backtracking as in the library's kernel); the event A(ω̂_t) recomputed at every step
+    (`rates.trajectory_event`), 𝒜_k its running intersection; l(ω̄_k) − l* conditional on 𝒜_{T−1} (the
+    event over every F̂ that produced ω̂_1..ω̂_T) against the bound's first term of part (b). Key
+    ``fold_in(key, 4·10⁶ + N)``. Claims of `as_stated_claims`."""
+    if factor not in list(alpha_factors):
+        raise ValueError(f"factor {factor} is not one of alpha_factors {list(alpha_factors)}")
+    i = list(alpha_factors).index(factor)
+    a = local.alphas[i]
+    rows = local.schedules[[i + 1], :num_steps]
+    c, bound = regimes.weights[a], np.asarray(regimes.bounds[a][:num_steps])
+    event, p_event, cond_mean, cond_se, excess, excess_se = {}, {}, {}, {}, {}, {}
+    n_grid = sorted(int(n) for n in n_grid)
+    for n in n_grid:
+        k_n = jax.random.fold_in(key, 4 * 10**6 + n)
+        etas = np.asarray(rates.run_schedules(k_n, family, rates.two_sample_regression(family, log_target, n), eta0,
+                                              rows, num_reps))[0]  # (R, T + 1, m)
+        event[n] = rates.trajectory_event(k_n, family, log_target, etas, n, num_nodes)
+        inside = np.cumprod(event[n], axis=1).astype(bool)  # 𝒜_k per run
+        p_event[n] = inside.mean(axis=0)
+        y = np.asarray(rates.average_excess(family, f, etas, c, opt.l_star, num_nodes))  # (R, T)
+        keep = inside[:, -1] & np.all(np.isfinite(y), axis=1)
+        if keep.sum() >= MIN_EVENT_RUNS:
+            cond_mean[n] = y[keep].mean(axis=0)
+            cond_se[n] = y[keep].std(axis=0, ddof=1) / np.sqrt(keep.sum())
+            j = int(np.argmax(cond_mean[n] - bound))
+            excess[n], excess_se[n] = float(cond_mean[n][j] - bound[j]), float(cond_se[n][j])
+        else:
+            cond_mean[n] = cond_se[n] = np.full(num_steps, np.nan)
+            excess[n] = excess_se[n] = np.nan
+    table = pd.DataFrame({"P(𝒜_T−1)": [p_event[n][-1] for n in n_grid],
+                          "runs in 𝒜": [int(round(p_event[n][-1] * num_reps)) for n in n_grid],
+                          "max_k E[l(ω̄_k)|𝒜] − l* − bound": [excess[n] for n in n_grid],
+                          "se": [excess_se[n] for n in n_grid]}, index=pd.Index(n_grid, name="N"))
+    report = (f"two independent sample sets, ε_t⁻¹ = L̂ + αt with α/μ̂ = {factor:g}, {num_reps} runs × T = {num_steps}\n"
+              + table.to_string())
+    claims = as_stated_claims(n_grid, p_event, excess, excess_se, num_reps, num_steps, factor)
+    return AsStated(n_grid, factor, event, p_event, cond_mean, cond_se, bound, excess, excess_se, report, claims)
+
+
+def half_event_sizes(n_grid, p_event: dict, checkpoints=EVENT_CHECKPOINTS) -> dict:
+    """{k: N_{1/2}(k)}: the N at which P̂(𝒜_k) first reaches 1/2 along ``n_grid`` (linear interpolation in
+    log N between the two grid values around the crossing), for the checkpoints k < T where it is
+    crossed inside the grid (P̂ < 1/2 at the smallest N, ≥ 1/2 at some larger one)."""
+    n_grid = sorted(n_grid)
+    out = {}
+    for k in checkpoints:
+        if k >= len(p_event[n_grid[0]]):
+            continue
+        p = np.array([p_event[n][k] for n in n_grid])
+        if p[0] >= 0.5 or not np.any(p >= 0.5):
+            continue
+        j = int(np.argmax(p >= 0.5))
+        x0, x1 = np.log(n_grid[j - 1]), np.log(n_grid[j])
+        out[k] = float(np.exp(x0 + (0.5 - p[j - 1]) / (p[j] - p[j - 1]) * (x1 - x0)))
+    return out
+
+
+def as_stated_claims(n_grid, p_event: dict, excess: dict, excess_se: dict, num_reps: int, num_steps: int,
+                     factor: float) -> list:
+    """Claims of part (c′), criteria fixed in notebook 12's markdown:
+
+    * ``thm34-event-Ak-trajectory`` (item 1): P̂(𝒜_{T−1}) along the runs; FAIL if it decreases in N by
+      more than 2 s.e. anywhere; PASS if it rises by > 4 s.e. from the smallest to the largest N and is
+      ≥ 1 − δ (δ = `EVENT_DELTA`) at the largest; else (the grid does not reach N large enough, or
+      fewer than 4 N) NOT ASSESSABLE.
+    * ``thm34-event-N-growth-in-k`` (reading of item 1's condition √N ≥ C(k+1)δ⁻¹…, i.e. N ∝ (k+1)²
+      suffices): the slope of log N_{1/2}(k) in log(k + 1) over the checkpoints (`half_event_sizes`);
+      PASS if its 95 % interval is ≤ 2, FAIL if entirely > 2, NOT ASSESSABLE if it straddles 2 or
+      fewer than 3 checkpoints cross 1/2 inside the grid.
+    * ``thm34-conditional-bound`` (item 2, eq. 12): e(N) = max_k E[l(ω̄_k) − l* | 𝒜_{T−1}] − bound's first
+      term must be covered by O(1/N) terms. Over the N with ≥ `MIN_EVENT_RUNS` runs in the event
+      (fewer than 3 such N: NOT ASSESSABLE), e is resolved where > 3 s.e.; resolved at ≥ 3 N: PASS
+      iff its log–log slope ≤ −0.8, else FAIL; resolved at fewer: PASS if e ≤ 3 s.e. at the largest N
+      (eq. 12 holds there within noise), else NOT ASSESSABLE."""
+    n_grid = sorted(n_grid)
+    p_last = np.array([p_event[n][-1] for n in n_grid])
+    se = np.sqrt(np.maximum(p_last * (1 - p_last), 1.0 / num_reps) / num_reps)
+    drops = bool(np.any(np.diff(p_last) < -2 * np.hypot(se[1:], se[:-1])))
+    rises = bool(p_last[-1] - p_last[0] > 4 * np.hypot(se[-1], se[0]))
+    reached = bool(p_last[-1] >= 1 - EVENT_DELTA)
+    ok1 = not drops and rises and reached
+    claims = [_claim(
+        "thm34-event-Ak-trajectory", "Thm 3.4 item 1",
+        "𝒜_k = ∩_{t≤k} A(ω̂_t) happens with probability ≥ 1 − δ provided √N ≥ C0 r⁻²(k+1)δ⁻¹(…)",
+        "P̂(𝒜_T−1) = " + ", ".join(f"{p:.3f} (N={n})" for n, p in zip(n_grid, p_last)),
+        f"FAIL if it decreases in N by > 2 s.e.; PASS if it rises by > 4 s.e. and is ≥ {1 - EVENT_DELTA:g} at the "
+        "largest N; else NOT ASSESSABLE", ok1, assessable=len(n_grid) >= 4 and (drops or ok1),
+        note=f"{num_reps} runs × T = {num_steps} steps per N, two independent sample sets, ε_t⁻¹ = L̂ + αt "
+             f"(α/μ̂ = {factor:g}); the event is recomputed on the F̂ each step used"
+             + ("" if len(n_grid) >= 4 else f"; only {len(n_grid)} values of N")
+             + ("" if drops or ok1 else "; the grid does not reach an N where P̂ ≥ 1 − δ with a resolved rise"))]
+    half = half_event_sizes(n_grid, p_event)
+    ks = sorted(half)
+    if len(ks) >= 3:
+        fit = loglog_fit(np.array(ks) + 1.0, [half[k] for k in ks])
+        ok2, decided = fit.hi <= 2.0, fit.hi <= 2.0 or fit.lo > 2.0
+        measured = (f"slope of log N_1/2(k) in log(k+1): {fit.slope:.2f} [{fit.lo:.2f}, {fit.hi:.2f}]; N_1/2 = "
+                    + ", ".join(f"{half[k]:.0f} (k={k})" for k in ks))
+    else:
+        ok2 = decided = False
+        measured = f"P̂(𝒜_k) crosses 1/2 inside the N grid at {len(ks)} checkpoint(s) {ks}"
+    claims.append(_claim(
+        "thm34-event-N-growth-in-k", "Thm 3.4 item 1 (reading)",
+        "the N that makes 𝒜_k likely need grow no faster than (k + 1)² (√N ∝ (k + 1) suffices)", measured,
+        "95 % interval of the slope ≤ 2 (FAIL: entirely > 2; straddling, or < 3 checkpoints: NOT ASSESSABLE)",
+        bool(ok2), assessable=bool(decided), kind="reading",
+        note=f"checkpoints k ∈ {list(EVENT_CHECKPOINTS)} below T = {num_steps}; N_1/2(k) by interpolation in log N; "
+             "the condition is sufficient (a union bound over k + 1 steps), so slower growth is consistent with it"))
+    usable = [n for n in n_grid if np.isfinite(excess[n])]
+    resolved = [n for n in usable if excess[n] > 3 * excess_se[n]]
+    if len(usable) < 3:
+        ok3, decided3, how = False, False, f"only {len(usable)} N with ≥ {MIN_EVENT_RUNS} runs in 𝒜"
+    elif len(resolved) >= 3:
+        fit3 = loglog_fit(resolved, [excess[n] for n in resolved])
+        ok3, decided3, how = fit3.slope <= -0.8, True, f"slope of e(N) over resolved N {resolved}: {fit3.slope:.2f}"
+    else:
+        top = usable[-1]
+        ok3 = decided3 = top not in resolved
+        how = f"e resolved (> 3 s.e.) at N = {resolved}; at the largest usable N = {top}: " + (
+            "within 3 s.e. of the bound" if ok3 else "above it, with too few resolved N for a slope")
+    claims.append(_claim(
+        "thm34-conditional-bound", "Thm 3.4 item 2 (eq. 12)",
+        "E[l(ω̄_k)|𝒜_k] − l(ω*) ≤ (ε0⁻¹−μ)uKL(q*|q0)/C_k + O(1/N)Σ c_tε_t/C_k + O(1/N) (two independent sample sets)",
+        "e(N) = max_k E[l(ω̄_k) − l*|𝒜] − first term: " + ", ".join(
+            f"{excess[n]:.2e} ± {excess_se[n]:.1e} (N={n})" for n in usable) + f"; {how}",
+        "e(N) covered by O(1/N): resolved (> 3 s.e.) at ≥ 3 N: slope ≤ −0.8 (else FAIL); resolved at fewer: "
+        "e ≤ 3 s.e. at the largest N (else NOT ASSESSABLE); < 3 N with ≥ 10 runs in 𝒜: NOT ASSESSABLE",
+        bool(ok3), assessable=bool(decided3),
+        note=f"{num_reps} runs × T = {num_steps}, α/μ̂ = {factor:g}; the first term with the local μ̂ (part b); "
+             "the O(1/N) constants are not given, so only their decay is tested"))
+    return claims
