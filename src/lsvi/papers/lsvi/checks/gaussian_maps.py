@@ -167,7 +167,7 @@ def stein_claims(fc_err: float, mf_err: float, worst: pd.Series, map_tol: float)
 
 
 PREDICTED = {"alg1": "4 (N m², m ≪ N) to 6 (not assessed)", "alg1 N": "≤ 1 in N at fixed m (the m²N term)",
-             "alg3": "≤ 3 (O(Nd² + d³))", "alg2": "≤ 1 (O(Nd))",
+             "alg1 mf": "≤ 3 in d (m = 2d + 1, N = 20m: O(m³))", "alg3": "≤ 3 (O(Nd² + d³))", "alg2": "≤ 1 (O(Nd))",
              "normals": "1 (reference: N × d normals alone)", "map alg1": "≤ 3 in m (= 6 in d)", "map alg3": "≤ 3 (O(d³))"}
 # (claim id, timing, source, statement, exponent of the paper's O(·), size variable)
 COST_CLAIMS = (("cost-alg3-at-most-cubic", "alg3", "Sec 4 / Thm 4.1", "Algorithm 3: O(Nd² + d³) per iteration", 3.0, "d"),
@@ -177,7 +177,10 @@ COST_CLAIMS = (("cost-alg3-at-most-cubic", "alg3", "Sec 4 / Thm 4.1", "Algorithm
                ("cost-map-eq18", "map alg3", "Thm 4.1 / Sec 4", "the γ → η map costs O(d³)", 3.0, "d"),
                ("cost-alg1-linear-in-N", "alg1 N", "Sec 3 (Alg. 1)",
                 "Algorithm 1 costs O(m³ + m²N) per iteration: at fixed m, linear in N (the m²N term; the m³ term is "
-                "cost-map-fim-inversion)", 1.0, "N"))
+                "cost-map-fim-inversion)", 1.0, "N"),
+               ("cost-alg1-meanfield-cubic", "alg1 mf", "Slides (Complexity) / Sec 3 (Alg. 1)",
+                "generic LSVI on the mean-field family (Algorithm 1, m = 2d + 1) costs O(m³) = O(d³) per iteration",
+                3.0, "d"))
 COST_TOLERANCE = 0.15  # the bound on the slope: the paper's exponent + 15 %
 MIN_ROUNDS = 5  # interleaved timing rounds needed for the round-to-round interval
 
@@ -265,7 +268,9 @@ def cost_claims(intervals: dict, in_regime_sizes: dict, all_sizes: dict, n_cost:
             f"series) (FAIL if the lower end > {bound:g}, "
             "else NOT ASSESSABLE)",
             iv is not None and iv.hi <= bound, assessable=not why,
-            note=(f"d = {alg1_n_dim} (m = {num_params_fullcov(alg1_n_dim)}), N varies" if var == "N" else f"N = {n_cost}")
+            note=(f"d = {alg1_n_dim} (m = {num_params_fullcov(alg1_n_dim)}), N varies" if var == "N" else
+                  f"N = {MF_DRAWS_PER_PARAM}m = {MF_DRAWS_PER_PARAM}(2d + 1), the normal equations' path of Algorithm 1"
+                  if k == "alg1 mf" else f"N = {n_cost}")
                  + "; single-threaded; interval = hull of the fit's t-interval over sizes and the t-interval "
                  f"of the per-round slopes over ≥ {MIN_ROUNDS} interleaved rounds"
                  + (f"; drawing the N × d normals alone (an O(Nd) operation) has slope {normals_slope:.2f} over the same d"
@@ -287,12 +292,18 @@ class Cost(NamedTuple):
     intervals: dict  # timing -> SlopeInterval | None
 
 
+MF_DRAWS_PER_PARAM = 20  # "alg1 mf": N = 20m draws (N ∝ m, so O(m²N + m³) = O(m³))
+
+
 def _series(k: str, n_cost: int, seed: int, alg1_n_dim: int):
     """(call, smallest) of timing ``k``: ``call(size)`` -> (fn, args) at a size of its grid, and the smallest problem,
     its reference. Sizes are dimensions d (`rates.cost_call` at N = ``n_cost``, reference d = 1), except for "alg1 N":
-    draws N of one Algorithm 1 iteration at d = ``alg1_n_dim`` (reference N = m + 1, the least Algorithm 1 accepts)."""
+    draws N of one Algorithm 1 iteration at d = ``alg1_n_dim`` (reference N = m + 1, the least Algorithm 1 accepts),
+    and "alg1 mf": dimensions d of one Algorithm 1 iteration on the mean-field family with N = 20m (reference d = 1)."""
     if k == "alg1 N":
         return (lambda N: rates.step_call("alg1", alg1_n_dim, int(N), seed)), num_params_fullcov(alg1_n_dim) + 1
+    if k == "alg1 mf":  # N = 20m, the least N at which Algorithm 1 uses its normal equations (O(Nm²) + O(m³))
+        return (lambda d: rates.step_call("alg1", int(d), MF_DRAWS_PER_PARAM * (2 * int(d) + 1), seed, meanfield=True)), 1
     return (lambda d: rates.cost_call(k, int(d), n_cost, seed)), 1
 
 

@@ -166,9 +166,12 @@ def thm_gaussian_maps(dist: gaussian_maps.Distance, ident: gaussian_maps.Identit
                  title="(b) Stein forms eq. (19) / (44)")
     ax[0, 1].legend(fontsize=7)
     labels = {"alg1": "Alg 1 (OLS, full-cov s)", "alg3": "Alg 3 (full cov)", "alg2": "Alg 2 (mean field)",
-              "normals": "N × d normals alone", "map alg1": "F̂⁻¹ẑ (m × m solve)", "map alg3": "eq. (18) γ → η"}
-    for panel, keys in ((ax[1, 0], ("alg1", "alg3", "alg2", "normals")), (ax[1, 1], ("map alg1", "map alg3"))):
+              "normals": "N × d normals alone", "map alg1": "F̂⁻¹ẑ (m × m solve)", "map alg3": "eq. (18) γ → η",
+              "alg1 mf": "Alg 1 on the mean field (m = 2d + 1, N = 20m)"}
+    for panel, keys in ((ax[1, 0], ("alg1", "alg3", "alg2", "normals", "alg1 mf")), (ax[1, 1], ("map alg1", "map alg3"))):
         for c, k in enumerate(keys):
+            if k not in cost.grids:
+                continue
             r, g, col = cost.regime[k], np.asarray(cost.grids[k], float), "0.5" if k == "normals" else f"C{c}"
             var = "m" if k == "map alg1" else "d"
             slope = ("slope not assessed" if k == "alg1" else f"reference, slope {r.fit.slope:.2f}" if k == "normals" and r.fit
@@ -183,7 +186,11 @@ def thm_gaussian_maps(dist: gaussian_maps.Distance, ident: gaussian_maps.Identit
         g = np.asarray(cost.grids[k], float)
         shape = np.array([num_params_fullcov(int(dd)) for dd in g], float) ** 3 if k == "map alg1" else g**3
         ax[1, 1].plot(g, cost.seconds[k][-1] * shape / shape[-1], style, color="0.5", lw=0.8, label=lab)
-    ax[1, 0].set(xscale="log", yscale="log", xlabel="d", ylabel="CPU seconds per iteration", title=f"(c) one iteration, N = {n_cost}")
+    if "alg1 mf" in cost.grids:
+        g = np.asarray(cost.grids["alg1 mf"], float)
+        ax[1, 0].plot(g, cost.seconds["alg1 mf"][-1] * (g / g[-1]) ** 3, "--", color="C4", lw=0.8, label=r"$\propto d^3$ (mean-field Alg 1)")
+    ax[1, 0].set(xscale="log", yscale="log", xlabel="d", ylabel="CPU seconds per iteration",
+                 title=f"(c) one iteration, N = {n_cost} (mean-field Alg 1: N = 20m)")
     ax[1, 0].legend(fontsize=7)
     ax[1, 1].set(xscale="log", yscale="log", xlabel="d", ylabel="CPU seconds",
                  title="(c′) regression-to-η step alone (predicted: 3 in m, 3 in d)")
