@@ -1,10 +1,13 @@
 """Aggregation of the notebooks' claims into claims.csv and REPLICATION.md (src/lsvi/report.py)."""
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import os
 import re
 import shutil
+import subprocess
 
 import pytest
 
@@ -12,7 +15,7 @@ from lsvi.pipeline import fingerprint as fp
 from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, claim, read_claims, write_claims
 from lsvi.pipeline.config import load_config
 from lsvi.pipeline.paths import repo_root
-from lsvi.pipeline.report import OK, check_report, collect, main, source_kind, write_report
+from lsvi.pipeline.report import OK, check_report, collect, main, rows_origin, source_kind, write_report
 
 CONFIG = """
 scale: smoke
@@ -242,13 +245,14 @@ def test_carried_over_notebooks_keep_their_rows_and_are_named_in_the_report(tmp_
     shutil.rmtree(res / "10_alpha")
     shutil.rmtree(res / "11_beta")
     # only 11_beta is carried over: 10_alpha is then MISSING, as it would be without the option
-    assert main([str(res), "--config", str(cfg), "--carry-over", "11_beta", "--origin", "smoke run of abc1234"]) == 0
+    assert main([str(res), "--config", str(cfg), "--carry-over", "11_beta"]) == 0
     after = {(c.notebook, c.id): c for c in read_claims(res / "claims.csv")}
     assert {k: v for k, v in after.items() if k[0] == "11_beta"} == {k: v for k, v in before.items() if k[0] == "11_beta"}
     assert ("10_alpha", "10_alpha:MISSING") in after
     md = (res / "REPLICATION.md").read_text()
     assert "**1 of 4 notebooks were not rerun for this report**" in md and "`11_beta`" in md
-    assert "carried over from the smoke run of abc1234" in md
+    # the origin is generated, never typed: outside git the detail says the rows cannot be dated
+    assert "carried over from the committed smoke report (no git history" in md
     assert fp.read(res / "11_beta" / fp.FINGERPRINT) is not None  # carried with its rows
     # a notebook whose inputs changed since the committed run cannot be carried over
     (tmp_path / "config" / "scales.yaml").write_text(CONFIG.replace("11_beta: {}", "11_beta: {params: {smoke: {n: 2}}}"))
@@ -257,6 +261,35 @@ def test_carried_over_notebooks_keep_their_rows_and_are_named_in_the_report(tmp_
     # a notebook the report does not hold cannot be carried over
     with pytest.raises(ValueError, match="cannot carry it over"):
         main([str(res), "--config", str(cfg), "--carry-over", "12_gamma"])
+
+
+def _git(cwd, *args):
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True,
+                          env={**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
+                               "GIT_COMMITTER_EMAIL": "t@t"}).stdout.strip()
+
+
+def test_carried_over_origin_is_the_commit_that_first_recorded_the_rows(tmp_path):
+    """`rows_origin` dates carried rows from git: the oldest commit of the unbroken stretch of history in which
+    the notebook's rows are the carried ones (a later commit with the same rows does not move it; a commit with
+    other rows ends the stretch)."""
+    res = setup_results(tmp_path)
+    cfg = tmp_path / "config" / "scales.yaml"
+    write_report(res, cfg, hardware=HW)
+    _git(tmp_path, "init", "-q")
+    _git(tmp_path, "add", "-A")
+    _git(tmp_path, "commit", "-qm", "first run")
+    rows = [c for c in read_claims(res / "claims.csv") if c.notebook == "11_beta"]
+    first = _git(tmp_path, "rev-parse", "--short=7", "HEAD")
+    assert f"at {first} (" in rows_origin(res, "11_beta", rows)
+    # a later commit that leaves 11_beta's rows alone (10_alpha's change) keeps the origin
+    (res / "10_alpha" / "claims.csv").write_text((res / "10_alpha" / "claims.csv").read_text().replace("PASS", "FAIL"))
+    write_report(res, cfg, hardware=HW)
+    _git(tmp_path, "commit", "-qam", "10_alpha rerun")
+    assert f"at {first} (" in rows_origin(res, "11_beta", rows)
+    # rows that the history never held are not dated by it
+    changed = [replace(c, measured=c.measured + " (other run)") for c in rows]
+    assert "not in the committed history" in rows_origin(res, "11_beta", changed)
 
 
 def test_readme_headline_counts_are_the_committed_reports():
