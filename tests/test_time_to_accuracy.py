@@ -87,6 +87,44 @@ def test_lsvi_trace_recovers_a_gaussian_target_and_summary_reads_it():
     assert rows["far"]["t_1"] is None and rows["far"]["final_gap"] > 1.0
 
 
+def test_averaged_trace_is_theorem_34s_average_at_the_same_records():
+    """`averaged` gives ω̄_k of `averaged_iterate.average_trace` (weights from the step sizes the run used)
+    at the records of the last iterate, with the same loop times; with ε = 1 on a Gaussian target every
+    iterate from k = 1 on is the target, so ω̄_k is too, whatever the weights."""
+    from lsvi.papers.lsvi.averaged_iterate import average_trace
+
+    d = 2
+    mean, cov = np.array([1.0, -0.5]), np.array([[1.0, 0.3], [0.3, 0.5]])
+    target = _gaussian_target(mean, cov, 0.0)
+    family = gaussian_fullcov(d)
+    kern = algorithms.build_kernel("alg1", family, target, 200)
+    eta0 = fullcov_to_natural(jnp.zeros(d), jnp.eye(d))
+    run = tta.lsvi_run("alg1", family, kern, eta0, 3, 6, num_records=3)
+    assert run.etas.shape == (7, family.num_params) and run.eps.shape == (6,) and np.all(run.eps == 1.0)
+    bar = tta.averaged(run, family, "alg1 avg")
+    assert bar.label == "alg1 avg" and list(bar.iterations) == list(run.trace.iterations)
+    np.testing.assert_array_equal(bar.elapsed, run.trace.elapsed)
+    np.testing.assert_allclose(bar.mean[-1], mean, atol=1e-8)
+    np.testing.assert_allclose(bar.cov[-1], cov, atol=1e-8)
+    # a run with a decreasing schedule: the average lags behind the last iterate and equals average_trace's
+    kern3 = algorithms.build_kernel("alg1", family, target, 500)
+    run2 = tta.lsvi_run("alg1", family, kern3, eta0, 1, 8, num_records=8)
+    ref = average_trace(family, run2.etas[None], run2.eps[None])[0]
+    ref_mean, _ = tta._moments(family, ref[np.asarray(run2.trace.iterations)])
+    np.testing.assert_allclose(tta.averaged(run2, family, "avg").mean, ref_mean, rtol=1e-12)
+
+
+def test_aggregate_medians_ranges_and_counts_over_runs():
+    rows = [dict(method="a", config="c", iterations=10, loop_s=s, compile_s=1.0, final_gap=g, best_gap=0.0, error="",
+                 **{"t_1": t1, "t_1_sustained": t1, "t_0.1": t01, "t_0.1_sustained": t01})
+            for s, g, t1, t01 in ((1.0, 0.05, 0.2, 0.5), (2.0, 0.2, 0.4, None), (3.0, 0.01, 0.3, 0.6))]
+    (agg,) = tta.aggregate(rows)
+    assert agg["runs"] == 3 and agg["loop_s"] == 2.0 and agg["final_gap"] == 0.05
+    assert (agg["final_gap_min"], agg["final_gap_max"]) == (0.01, 0.2)
+    assert agg["reached_1"] == 3 and agg["t_1"] == 0.3 and (agg["t_1_min"], agg["t_1_max"]) == (0.2, 0.4)
+    assert agg["reached_0.1"] == 2 and agg["t_0.1"] == pytest.approx(0.55) and agg["t_0.1_max"] == 0.6
+
+
 def test_baseline_trace_thinned_keeps_ends():
     K = 501
     g = GaussianTrace(np.arange(K), np.zeros((K, 2)), np.ones((K, 2)), np.linspace(0, 5, K), True, {}, 5.0, 1.0)

@@ -72,8 +72,17 @@ def _moments(family, etas):
     return np.asarray(m), np.asarray(v)
 
 
-def lsvi_trace(label: str, family, kern, eta0, schedule: int, num_steps: int, seed: int = 0,
-               budget_s: float = np.inf, num_records: int = 60, config: str = "") -> MethodTrace:
+class LSVIRun(NamedTuple):
+    """One LSVI/NGD run of `lsvi_run`: trace (its `MethodTrace`, records only); etas (T + 1, m) every
+    iterate η̂_0..η̂_T; eps (T,) the step sizes used (after Algorithm 4's halvings, `LSVIInfo.eps`)."""
+
+    trace: MethodTrace
+    etas: np.ndarray
+    eps: np.ndarray
+
+
+def lsvi_run(label: str, family, kern, eta0, schedule: int, num_steps: int, seed: int = 0,
+             budget_s: float = np.inf, num_records: int = 60, config: str = "") -> LSVIRun:
     """Run ``kern`` (`lsvi.core.kernel` signature ``(key, state, ε, u²)``, e.g. from
     `lsvi.papers.lsvi.logistic.kernel`) from ``eta0`` with Table 3 schedule ``schedule`` for
     ``num_steps`` steps or until the loop has run ``budget_s`` seconds, whichever comes first.
@@ -81,7 +90,8 @@ def lsvi_trace(label: str, family, kern, eta0, schedule: int, num_steps: int, se
     The step is compiled ahead of time (``compile_s``); the loop dispatches one compiled step
     per iteration and blocks only at the records (``thin(num_steps, num_records)`` and the
     last step run), whose loop time is then read. Step t uses ε_t of the schedule and the key
-    ``jax.random.split(PRNGKey(seed), num_steps)[t]`` (as `lsvi.core.kernel.run`)."""
+    ``jax.random.split(PRNGKey(seed), num_steps)[t]`` (as `lsvi.core.kernel.run`). Every iterate
+    and step size is kept (device arrays, read after the loop) for `averaged`."""
     sched = step_size.table3(schedule)
     eps = np.asarray(lsvi_kernel.step_sizes(sched, num_steps))
     state = lsvi_kernel.init(eta0)
@@ -93,23 +103,75 @@ def lsvi_trace(label: str, family, kern, eta0, schedule: int, num_steps: int, se
     eps = [jnp.asarray(e, state.eta.dtype) for e in eps]
     jax.block_until_ready((keys, eps))
     record_set = set(int(i) for i in thin(num_steps, num_records))
-    its, etas, elapsed = [0], [state.eta], [0.0]
+    its, elapsed, all_etas, used = [0], [0.0], [state.eta], []
     start = clock.seconds()
     t = 0
     for t in range(1, num_steps + 1):
-        state, _ = step(keys[t - 1], state, eps[t - 1], u2)
+        state, info = step(keys[t - 1], state, eps[t - 1], u2)
+        all_etas.append(state.eta), used.append(info.eps)
         if t in record_set or t == num_steps:
             state.eta.block_until_ready()
             now = clock.seconds() - start
-            its.append(t), etas.append(state.eta), elapsed.append(now)
+            its.append(t), elapsed.append(now)
             if now > budget_s:
                 break
     loop_s = elapsed[-1]
-    mean, cov = _moments(family, np.stack([np.asarray(e) for e in etas]))
-    etas_last = np.asarray(etas[-1])
-    error = "" if np.all(np.isfinite(etas_last)) else "non-finite final iterate"
-    return MethodTrace(label, config or f"{num_steps} steps max, Table 3 schedule {schedule}", np.asarray(its),
-                       np.asarray(elapsed), mean, cov, family.name == "gaussian_meanfield", loop_s, compile_s, error)
+    etas = np.stack([np.asarray(e) for e in all_etas])
+    mean, cov = _moments(family, etas[np.asarray(its)])
+    error = "" if np.all(np.isfinite(etas[-1])) else "non-finite final iterate"
+    trace = MethodTrace(label, config or f"{num_steps} steps max, Table 3 schedule {schedule}", np.asarray(its),
+                        np.asarray(elapsed), mean, cov, family.name == "gaussian_meanfield", loop_s, compile_s, error)
+    return LSVIRun(trace, etas, np.asarray([float(e) for e in used]))
+
+
+def lsvi_trace(label: str, family, kern, eta0, schedule: int, num_steps: int, seed: int = 0,
+               budget_s: float = np.inf, num_records: int = 60, config: str = "") -> MethodTrace:
+    """The `MethodTrace` of `lsvi_run`."""
+    return lsvi_run(label, family, kern, eta0, schedule, num_steps, seed, budget_s, num_records, config).trace
+
+
+def averaged(run: LSVIRun, family, label: str, mu: float = 0.0) -> MethodTrace:
+    """Theorem 3.4's weighted average ω̄_k of ``run``'s iterates (`lsvi.papers.lsvi.averaged_iterate`,
+    weights c_t from the step sizes the run used, relative strong convexity ``mu``), at the same records
+    and loop times as its last iterate: ω̄_k is available at iteration k for O(m) more work per step
+    (a running sum in moment space), which the loop time does not count."""
+    from lsvi.papers.lsvi.averaged_iterate import average_trace
+
+    tr = run.trace
+    T = len(run.eps)
+    bar = average_trace(family, run.etas[None, : T + 1], run.eps[None], mu)[0]  # (T + 1, m), index 0 = η̂_0
+    mean, cov = _moments(family, bar[np.asarray(tr.iterations)])
+    error = "" if np.all(np.isfinite(bar[-1])) else "non-finite final average"
+    return tr._replace(label=label, config=tr.config + f"; ω̄_k of Thm 3.4 (μ = {mu:g})", mean=mean, cov=cov,
+                       error=error)
+
+
+def aggregate(rows: list[dict], deltas=(1.0, 0.1)) -> list[dict]:
+    """Rows of `summary` for several runs of each method (same ``method`` label) combined: the number of
+    runs; medians of iterations, loop and compile seconds; final gap median, min and max; for each δ the
+    median, min and max of t(δ) over the runs that reached it and how many did (``reached_δ``: the median
+    is over those runs only, so read it with the count); gold distances' medians where present."""
+    out = []
+    for method in dict.fromkeys(r["method"] for r in rows):
+        mine = [r for r in rows if r["method"] == method]
+        agg = dict(method=method, config=mine[0]["config"], runs=len(mine),
+                   iterations=float(np.median([r["iterations"] for r in mine])),
+                   loop_s=float(np.median([r["loop_s"] for r in mine])),
+                   compile_s=float(np.median([r["compile_s"] for r in mine])),
+                   errors=sorted({r["error"] for r in mine if r["error"]}))
+        gaps = np.array([r["final_gap"] for r in mine], float)
+        agg.update(final_gap=float(np.median(gaps)), final_gap_min=float(gaps.min()), final_gap_max=float(gaps.max()))
+        for delta in deltas:
+            t = [r[f"t_{delta:g}"] for r in mine if r[f"t_{delta:g}"] is not None]
+            agg[f"reached_{delta:g}"] = len(t)
+            agg[f"t_{delta:g}"] = float(np.median(t)) if t else None
+            agg[f"t_{delta:g}_min"] = float(np.min(t)) if t else None
+            agg[f"t_{delta:g}_max"] = float(np.max(t)) if t else None
+        for k in ("gold_mean", "gold_logsd"):
+            if all(k in r for r in mine):
+                agg[k] = float(np.median([r[k] for r in mine]))
+        out.append(agg)
+    return out
 
 
 def natural_parameters(tr: MethodTrace, meanfield: bool):
