@@ -128,3 +128,58 @@ def test_fig06_placeholder_and_w100_line(tmp_path):
     assert fig.axes[0].get_xlim()[1] == 3000  # adaptive R̂ never fired: the whole run is shown
     s = {**_study(EARLY, NEVER, rhat=ON), "distance": np.linspace(5, 1, 3001)}
     assert plotting.rabvi_fig06_detection([s], 0.1).axes[0].get_xlim()[1] == 1.4 * 600 + 200
+
+
+# ---------------------------------------------------------------- Section 7.1: ξ varied (rc.xi_claims)
+SEVEN = ["identity", "diagonal", "uniform", "banded", "diagonal_banded", "first1000_uniform", "first1000_banded"]
+
+
+def _xi_rows(sqrt_skl, iterations, terminated=True, targets=SEVEN):
+    """One run per target and ξ: √SKL and iterations given per ξ as functions of the target index."""
+    return [{"xi": xi, "target": t, "rep": 0, "iterations": iterations(xi, j), "sqrt_skl": sqrt_skl(xi, j),
+             "terminated": terminated, "success": True, "rates": 3}
+            for xi in (0.03, 0.1, 0.3) for j, t in enumerate(targets)]
+
+
+def test_xi_rows_pass_when_the_stop_tracks_xi():
+    rows = _xi_rows(lambda xi, j: xi * (0.8 + 0.05 * j), lambda xi, j: int(3000 / xi))
+    c = {x["id"]: x for x in rc.xi_claims(rows, 100)}
+    assert _status(c["sec71_sqrt_skl_near_xi_each_xi"]) == "PASS"
+    assert _status(c["sec71_xi_trades_accuracy_for_iterations"]) == "PASS"
+    assert c["sec71_sqrt_skl_near_xi_each_xi"]["kind"] == "paper"
+    assert c["sec71_xi_trades_accuracy_for_iterations"]["kind"] == "reading"
+
+
+def test_xi_rows_fail_when_xi_does_not_bind():
+    """The rule fires at the same learning rate whatever ξ (the same run for every ξ): √SKL is ξ only for one ξ."""
+    rows = _xi_rows(lambda xi, j: 0.1, lambda xi, j: 20000)
+    c = {x["id"]: x for x in rc.xi_claims(rows, 100)}
+    assert _status(c["sec71_sqrt_skl_near_xi_each_xi"]) == "FAIL"
+    assert _status(c["sec71_xi_trades_accuracy_for_iterations"]) == "FAIL"
+    assert "ξ = 0.1: √SKL median 0.1 [0.1, 0.1], 7/7 in [ξ/2, 2ξ]" in c["sec71_sqrt_skl_near_xi_each_xi"]["measured"]
+
+
+def test_xi_row_fails_when_a_run_never_terminates():
+    rows = _xi_rows(lambda xi, j: xi, lambda xi, j: int(3000 / xi), terminated=False)
+    assert _status(rc.xi_claims(rows, 100)[0]) == "FAIL"
+
+
+def test_xi_rows_not_assessable_below_the_papers_setting():
+    good = (lambda xi, j: xi, lambda xi, j: int(3000 / xi))
+    for rows, d, why in [(_xi_rows(*good), 10, "d = 10"), (_xi_rows(*good, targets=SEVEN[:3]), 100, "3 of the 7"),
+                         ([r for r in _xi_rows(*good) if r["xi"] != 0.3], 100, "2 value(s) of ξ")]:
+        for row in rc.xi_claims(rows, d):
+            assert _status(row) == "NA" and why in row["note"], (why, row["note"])
+    assert all(_status(r) == "NA" for r in rc.xi_claims([], 100))
+
+
+def test_xi_study_runs_rabvi_with_eps0_equal_to_xi(tmp_path):
+    """One small target: ξ is passed to RABVI with ε₀ = ξ, the same initialisation for every ξ; a row per run."""
+    from lsvi.papers.rabvi.plotting import ablations as plotting
+
+    rows = ra.xi_study([0.1, 0.5], ["identity"], 2, seed=0, k_max=20000)
+    assert [r["xi"] for r in rows] == [0.1, 0.5] and all(r["terminated"] and r["success"] for r in rows)
+    assert rows[0]["sqrt_skl"] < 0.2
+    table = rc.xi_table(rows)
+    assert list(table["runs"]) == [1, 1]
+    plotting.rabvi_sec71_xi(rows, 2).savefig(tmp_path / "xi.png")

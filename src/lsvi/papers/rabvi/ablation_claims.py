@@ -31,6 +31,17 @@ medians per value (all targets and repetitions pooled), each with a 95 % percent
   reference of `rabvi_ablations.reference_optimum` (a long small-rate avgAdam average, not RABVI); a run that fails
   (FASO never converges, K_max reached) enters the medians with its iterations and error as they are.
 
+The accuracy threshold ξ varied on the Section 7.1 targets (Section 7.1: "by varying the accuracy threshold ξ, the quality
+of the final RABVI approximation q̂* also varies such that SKL(q*, q̂*)^{1/2} ≈ ξ"; `xi_claims`), ε₀ = ξ (Section 6's
+default), one run per target and ξ as the paper's Figs 5 and 7:
+
+* ≈ ξ (kind `paper`): for every ξ, every run terminates with √SKL(q̂, q*) in [ξ/2, 2ξ], the factor 2 either side of
+  Fig. 5's row (notebook 41, `fig5_sqrt_skl_near_xi`, ξ = 0.1); FAIL when a run falls outside or never terminates;
+* the trade-off it implies (kind `reading`): the median √SKL over the targets rises strictly with ξ and the median
+  iterations at termination do not rise with ξ; FAIL otherwise;
+* both NOT ASSESSABLE with fewer than 3 values of ξ, fewer than the seven targets of Section 7.1, or d below the paper's
+  100 (at d = 10 the rule fires at its earliest learning rate on every target, whatever ξ).
+
 References
 ----------
 M. Welandawe, M. R. Andersen, A. Vehtari, J. H. Huggins (2024). A framework for improving the
@@ -343,4 +354,65 @@ def overhead_claims(rows: list[dict], machine: str, min_reps: int = MIN_REPS, th
                         note=why or ("eq. 26's line fit not counted; PyTensor's C compilation in child processes not in "
                                      "process time (see the table's child_cpu_s); PyMC imported and compiled once "
                                      "before the runs" if fit == "bayes" else "eq. 26's line fit not counted")))
+    return out
+
+
+# ---------------------------------------------------------------- Section 7.1: the accuracy threshold ξ varied
+XI_MIN_VALUES, XI_MIN_D = 3, 100
+
+
+def xi_table(rows: list[dict]) -> pd.DataFrame:
+    """Per ξ: runs, terminated runs, median / min / max √SKL(q̂, q*) at termination and median iterations."""
+    df = pd.DataFrame(rows)
+    if not len(df):
+        return df
+    g = df.groupby("xi")
+    return pd.DataFrame({"runs": g["rep"].count(), "terminated": g["terminated"].sum(),
+                         "median_sqrt_skl": g["sqrt_skl"].median(), "min_sqrt_skl": g["sqrt_skl"].min(),
+                         "max_sqrt_skl": g["sqrt_skl"].max(),
+                         "median_iterations": g["iterations"].median()}).reset_index()
+
+
+def xi_claims(rows: list[dict], d: int, min_values: int = XI_MIN_VALUES, min_d: int = XI_MIN_D) -> list[dict]:
+    """The two rows of the ξ study (`rabvi_ablations.xi_study`) at dimension d; criteria in the module docstring."""
+    from lsvi.papers.rabvi.gaussian import COVARIANCES
+
+    df = pd.DataFrame(rows)
+    xis = sorted(df["xi"].unique()) if len(df) else []
+    targets = set(df["target"]) if len(df) else set()
+    gate = (f"{len(xis)} value(s) of ξ (≥ {min_values} needed)" if len(xis) < min_values else
+            f"{len(targets & set(COVARIANCES))} of the {len(COVARIANCES)} Section 7.1 targets" if not set(COVARIANCES) <= targets
+            else f"d = {d} (the paper's targets are d = {min_d}; smaller targets stop at the earliest learning rate)"
+            if d < min_d else "")
+    src = f"{SRC}, Section 7.1 (text after Fig. 7)"
+    within, fired = [], []
+    for xi in xis:
+        sub = df[df["xi"] == xi]
+        within.append(bool(((sub["sqrt_skl"] >= xi / 2) & (sub["sqrt_skl"] <= 2 * xi)).all()))
+        fired.append(bool(sub["terminated"].all()))
+    meas = "; ".join(
+        f"ξ = {xi:g}: √SKL median {sub['sqrt_skl'].median():.3g} [{sub['sqrt_skl'].min():.3g}, "
+        f"{sub['sqrt_skl'].max():.3g}], {int(((sub['sqrt_skl'] >= xi / 2) & (sub['sqrt_skl'] <= 2 * xi)).sum())}/"
+        f"{len(sub)} in [ξ/2, 2ξ], {int(sub['terminated'].sum())}/{len(sub)} terminated, median "
+        f"{sub['iterations'].median():.0f} iterations" for xi, sub in ((x, df[df["xi"] == x]) for x in xis)) or "not run"
+    out = [dict(id="sec71_sqrt_skl_near_xi_each_xi", source=src, kind="paper",
+                paper="“by varying the accuracy threshold ξ, the quality of the final RABVI approximation q̂* also "
+                      "varies such that SKL(q*, q̂*)^{1/2} ≈ ξ”",
+                measured=f"d = {d}, {len(targets)} target(s): {meas}",
+                criterion="for every ξ, every run terminates with √SKL in [ξ/2, 2ξ] (Fig. 5's factor 2)",
+                passed=bool(xis) and all(within) and all(fired), assessable=not gate,
+                note=gate or "one run per target and ξ, ε₀ = ξ (Section 6's default), as the paper's Figs 5 and 7")]
+    med = df.groupby("xi")[["sqrt_skl", "iterations"]].median() if len(df) else None
+    rises = bool(med is not None and (np.diff(med["sqrt_skl"].to_numpy()) > 0).all())
+    fewer = bool(med is not None and (np.diff(med["iterations"].to_numpy()) <= 0).all())
+    out.append(dict(id="sec71_xi_trades_accuracy_for_iterations", source=src, kind="reading",
+                    paper="ξ trades accuracy for computation (Section 1, of Figure 2: it “demonstrates how the user can "
+                          "trade off accuracy and computation by adjusting the accuracy threshold ξ”), read on the "
+                          "Section 7.1 targets",
+                    measured=("median √SKL per ξ: " + ", ".join(f"{x:g}: {v:.3g}" for x, v in med["sqrt_skl"].items())
+                              + "; median iterations: " + ", ".join(f"{x:g}: {v:.0f}" for x, v in med["iterations"].items()))
+                    if med is not None else "not run",
+                    criterion="median √SKL over the targets strictly increasing in ξ and median iterations "
+                              "non-increasing in ξ",
+                    passed=rises and fewer, assessable=not gate, note=gate))
     return out

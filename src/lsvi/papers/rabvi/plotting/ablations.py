@@ -135,3 +135,45 @@ def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1, title: str = "RABVI
         fontsize=9)
     fig.tight_layout()
     return fig
+
+
+def rabvi_sec71_xi(rows: list[dict], d: int, title: str = "RABVI with the accuracy threshold ξ varied (Section 7.1)"):
+    """Left: √SKL(q̂, q*) at termination against ξ (log–log), one open marker per run, one marker shape and colour per
+    target, jittered in ξ so that targets do not hide one another; the line √SKL = ξ and the band [ξ/2, 2ξ] of the
+    criterion. Right: iterations at termination against ξ. Runs whose rule never fired (at K_max) are filled and
+    red-edged."""
+    targets = list(dict.fromkeys(r["target"] for r in rows))
+    xis = sorted({r["xi"] for r in rows})
+    markers = "osD^vP*"
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    if not rows:
+        for a in (ax, ax2):
+            a.text(0.5, 0.5, "not run at this scale", ha="center", va="center", transform=a.transAxes)
+            a.set_axis_off()
+        return fig
+    grid = np.geomspace(min(xis) / 1.5, max(xis) * 1.5, 50)
+    ax.fill_between(grid, grid / 2, 2 * grid, color="0.85", label="[ξ/2, 2ξ] (the criterion)")
+    ax.plot(grid, grid, color="0.3", ls="--", lw=1, label="√SKL = ξ")
+    width = 0.05 * (len(targets) - 1)
+    for j, t in enumerate(targets):
+        shift = np.exp(-width / 2 + 0.05 * j)  # jitter in log ξ
+        mine = [r for r in rows if r["target"] == t]
+        x = np.array([r["xi"] for r in mine]) * shift
+        fired = np.array([bool(r["terminated"]) for r in mine])
+        for a, y in ((ax, np.array([r["sqrt_skl"] for r in mine])), (ax2, np.array([r["iterations"] for r in mine]))):
+            a.scatter(x[fired], y[fired], marker=markers[j % len(markers)], facecolors="none",
+                      edgecolors=f"C{j}", s=40, lw=1.3, label=LABELS.get(t, t) if a is ax else None)
+            a.scatter(x[~fired], y[~fired], marker=markers[j % len(markers)], color=f"C{j}", edgecolors="r", s=40)
+    if any(not r["terminated"] for r in rows):
+        ax.scatter([], [], marker="o", color="0.5", edgecolors="r", label="filled, red edge: rule never fired (K_max)")
+    ax.set(xscale="log", yscale="log", xlabel="accuracy threshold ξ (ε₀ = ξ)", ylabel="√SKL(q̂, q*) at termination",
+           title=f"accuracy at the stop, d = {d}")
+    ax2.set(xscale="log", yscale="log", xlabel="accuracy threshold ξ (ε₀ = ξ)",
+            ylabel="iterations at termination", title="cost of the stop")
+    for a in (ax, ax2):
+        a.set_xticks(xis, [f"{x:g}" for x in xis])
+        a.minorticks_off()
+    ax.legend(fontsize=6.5)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
