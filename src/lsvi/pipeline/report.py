@@ -395,7 +395,7 @@ def rows_origin(results_dir: str | os.PathLike, stem: str, rows) -> str:
 
 
 def carry_over(results_dir: str | os.PathLike, stems,
-               config: str | os.PathLike | Config = DEFAULT_CONFIG) -> dict[str, int]:
+               config: str | os.PathLike | Config = DEFAULT_CONFIG) -> dict[str, str]:
     """Rebuild ``results_dir/<stem>/claims.csv``, ``benchmark.tsv`` and ``fingerprint.json`` of each of
     ``stems`` from the report already in ``results_dir`` (its ``claims.csv``, ``fingerprints.json`` and the
     notebook table of ``REPLICATION.md``, wall time to 0.1 min and peak RSS to 0.01 GiB) and write
