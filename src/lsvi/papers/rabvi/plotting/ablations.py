@@ -172,7 +172,9 @@ def rabvi_sec71_xi(rows: list[dict], d: int, title: str = "RABVI with the accura
             ylabel="iterations at termination", title="cost of the stop")
     for a in (ax, ax2):
         a.set_xticks(xis, [f"{x:g}" for x in xis])
-        a.minorticks_off()
+        a.xaxis.set_minor_locator(plt.NullLocator())
+    ax2.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax2.yaxis.set_minor_formatter(plt.FuncFormatter(lambda v, _: f"{v:,.0f}" if str(round(v))[0] in "125" else ""))
     ax.legend(fontsize=6.5)
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
