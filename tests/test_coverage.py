@@ -56,7 +56,8 @@ def test_counts_add_up_to_the_226_items():
         totals.update(c)
         # an item is COVERED only if one of its rows is assessed at cpu
         for m in items:
-            if m.group(2) == "COVERED" and m.group(1) != "48":  # LSVI Table 3: a configuration table, nothing to claim
+            table3 = heading.startswith("1. LSVI paper") and m.group(1) == "48"  # a configuration table: nothing to claim
+            if m.group(2) == "COVERED" and not table3:
                 statuses = {s for *_, s in CITE.findall(m.group(3))}
                 assert statuses & {"PASS", "FAIL"}, f"{heading} item {m.group(1)} COVERED without an assessed row"
     row = re.search(r"^\| \*\*all five\*\* \| \*\*(\d+)\*\* \| \*\*(\d+)\*\* \| \*\*(\d+)\*\* \| \*\*(\d+)\*\* \|", text, re.M)
