@@ -329,6 +329,10 @@ def test_readme_companion_table_counts_are_the_committed_report():
         want = (f"{k[PASS]} PASS, {k[FAIL]} FAIL, {k[NOT_ASSESSABLE]} N.A."
                 + (f" (+ {other} rows of other kinds)" if other else ""))
         assert line.split("|")[-2].strip() == want, stem
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        # each row names its paper and what it checks (a script updating the wall-time table once overwrote
+        # four rows here with wall times)
+        assert len(cells) == 4 and not re.fullmatch(r"\d+ min \d+ s", cells[1]) and len(cells[2]) > 20, stem
         seen += 1
     assert seen >= 9
 
