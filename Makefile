@@ -32,6 +32,7 @@ help:
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make check-install    pip install . (the library alone) in a fresh environment and run the README's examples there"
 	@echo "make test             unit tests + notebooks (pytest, nbval-lax, TEST_WORKERS=CORES processes); outputs go to a temporary directory"
+	@echo "                      (LSVI_NBVAL_SKIP_EXECUTED=1: skip the notebooks whose smoke run in results/smoke is current)"
 	@echo "make clean [SCALE=..] remove results/<scale>/*/ and caches (keeps the committed report, figures/, data, .venv)"
 	@echo "make distclean        also remove all results/, data/processed/, .snakemake/ and .venv"
 

@@ -6,10 +6,19 @@ any kernel starts sends those outputs to a temporary directory (`lsvi.pipeline.p
 so the test suite never modifies the committed figures or the pipeline's results. The
 directory is removed at the end of the session (set ``LSVI_OUTPUT_ROOT`` yourself to keep
 the outputs).
+
+With ``LSVI_NBVAL_SKIP_EXECUTED=1`` (CI sets it: `.ci/run` runs ``make all`` before ``make test``), a notebook whose
+smoke run by the pipeline is current (`lsvi.pipeline.current_run`: ``results/smoke/<stem>`` executed
+successfully with the inputs of the working tree) is skipped under nbval with that run named as the reason: nbval
+would execute the same code cells with the same parameters (smoke = the parameters-cell defaults) again. A
+notebook, library file, parameter or data file changed since that run makes nbval execute it.
 """
 import os
 import shutil
 import tempfile
+from pathlib import Path
+
+import pytest
 
 os.environ.setdefault("MPLBACKEND", "Agg")
 _CREATED = None
@@ -25,3 +34,27 @@ def pytest_configure(config):
 def pytest_unconfigure(config):
     if _CREATED:
         shutil.rmtree(_CREATED, ignore_errors=True)
+
+
+def pytest_collection_modifyitems(config, items):
+    if os.environ.get("LSVI_NBVAL_SKIP_EXECUTED", "") in ("", "0"):
+        return
+    from lsvi.pipeline.config import load_config, notebook_parameters
+    from lsvi.pipeline.current_run import current_run
+    from lsvi.pipeline.paths import repo_root
+
+    results = repo_root() / "results" / "smoke"
+    cfg = load_config(repo_root() / "config" / "scales.yaml", {"scale": "smoke"}, check_notebooks=False)
+    runs = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.suffix != ".ipynb":
+            continue
+        if path.stem not in runs:
+            defaults = notebook_parameters(path)  # nbval runs these; the pipeline's smoke run passed its params
+            same = path.stem in cfg.notebooks and all(
+                defaults.get(k, Ellipsis) == v for k, v in cfg.params(path.stem, "smoke").items())
+            runs[path.stem] = current_run(results, path.stem, cfg) if same else None
+        if runs[path.stem] is not None:
+            rel = os.path.relpath(runs[path.stem], repo_root())
+            item.add_marker(pytest.mark.skip(reason=f"executed by the pipeline with identical inputs: {rel}"))

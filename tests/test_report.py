@@ -8,6 +8,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -368,3 +369,63 @@ def test_backfill_adds_missing_inputs_as_at_the_run_commit(tmp_path):
     assert fp.backfill(res, head, cfg) == {}  # nothing more to add
     with pytest.raises(subprocess.CalledProcessError):
         fp.backfill(res, "0" * 40, cfg)
+
+
+def test_current_run_is_the_executed_notebook_only_while_its_inputs_are_unchanged(tmp_path):
+    """`current_run` (what lets CI's nbval skip a notebook `make all` just ran) names the executed
+    notebook only when the run succeeded and every recorded input equals the working tree's."""
+    import json
+
+    from lsvi.pipeline.current_run import current_run
+
+    root = repo_root()
+    cfg = load_config(root / "config" / "scales.yaml", {"scale": "smoke"}, check_notebooks=False)
+    stem = "53_tempered_vi"
+    res = tmp_path / "smoke"
+    d = res / stem
+    assert current_run(res, stem, cfg) is None  # never ran
+    fp.write(d, cfg, stem, "smoke")
+    assert current_run(res, stem, cfg) is None  # inputs recorded, but no executed notebook
+    (d / "executed.ipynb").write_text("{}")
+    assert current_run(res, stem, cfg) == d / "executed.ipynb"
+    (d / "failed.ipynb").write_text("{}")  # the last attempt failed
+    assert current_run(res, stem, cfg) is None
+    (d / "failed.ipynb").unlink()
+    rec = json.loads((d / fp.FINGERPRINT).read_text())
+    lib = next(k for k in rec["inputs"] if k.startswith("src/lsvi/"))
+    rec["inputs"][lib] = "0" * 64  # a library file changed since the run
+    (d / fp.FINGERPRINT).write_text(json.dumps(rec))
+    assert current_run(res, stem, cfg) is None
+
+
+def test_ci_skips_under_nbval_only_the_notebooks_the_pipeline_ran_with_identical_inputs(tmp_path):
+    """With LSVI_NBVAL_SKIP_EXECUTED=1 (.ci/run, after `make all`), nbval skips a notebook whose smoke run is
+    current, naming that run, and executes one edited since its run. Checked on a clone of the repository, in which
+    the edited notebook keeps only its parameters cell (so that executing it takes a second)."""
+    import json
+
+    root = repo_root()
+    copy = tmp_path / "repo"
+    subprocess.run(["git", "clone", "-q", "--shared", str(root), str(copy)], check=True)
+    for rel in ("conftest.py", "src/lsvi/pipeline/current_run.py"):  # the working tree's versions
+        shutil.copy(root / rel, copy / rel)
+    ran, edited = "53_tempered_vi", "52_alquier_online_vi"
+    nb = copy / "notebooks" / f"{edited}.ipynb"
+    doc = json.loads(nb.read_text())
+    doc["cells"] = [c for c in doc["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
+    cfg = load_config(copy / "config" / "scales.yaml", {"scale": "smoke"}, check_notebooks=False)
+    for stem in (ran, edited):
+        d = copy / "results" / "smoke" / stem
+        fp.write(d, cfg, stem, "smoke")
+        (d / "executed.ipynb").write_text("{}")
+    nb.write_text(json.dumps(doc))  # edited after its run
+
+    env = dict(os.environ, LSVI_NBVAL_SKIP_EXECUTED="1", PYTHONPATH=str(copy / "src"))
+    r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
+                        "-rs", f"notebooks/{ran}.ipynb", f"notebooks/{edited}.ipynb"],
+                       cwd=copy, env=env, capture_output=True, text=True)
+    out = r.stdout
+    n_ran = sum(c["cell_type"] == "code" for c in json.loads((copy / "notebooks" / f"{ran}.ipynb").read_text())["cells"])
+    assert r.returncode == 0, out[-3000:]
+    assert f"SKIPPED [{n_ran}]" in out and f"identical inputs: results/smoke/{ran}/executed.ipynb" in out, out[-3000:]
+    assert "1 passed" in out and f"{n_ran} skipped" in out, out[-3000:]
