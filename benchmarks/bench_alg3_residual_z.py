@@ -1,21 +1,18 @@
 """Algorithm 4's residual, the paper's s(X) against the authors' s(Z) (`lsvi.core.step_size`), for
 LSVI-FC (Algorithm 3) schedule 1 (u² = 10, ε = 1) on Pima and Sonar at the paper's N = 10^5, T = 100,
-with schedule 2 (u² = ∞: the residual plays no role) for reference. Run from the repository root, on a
-GPU for the paper's sizes; results in benchmarks/alg3_residual_z.md.
+with schedule 2 (u² = ∞: the residual plays no role) for reference. Run from the repository root in the project
+environment (`make setup`), on a GPU for the paper's sizes; results in benchmarks/alg3_residual_z.md.
 
     python benchmarks/bench_alg3_residual_z.py [--reps 20] [--num-samples 100000] [--num-steps 100]
 """
 import argparse
-import sys
 import time
 
+import jax
 import numpy as np
 
-sys.path.insert(0, "src")
-import jax  # noqa: E402
-
-from lsvi.papers.lsvi import logistic  # noqa: E402
-from lsvi.core.families.gaussian import fullcov_from_natural  # noqa: E402
+from lsvi.core.families.gaussian import fullcov_from_natural
+from lsvi.papers.lsvi import logistic
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--reps", type=int, default=20)
