@@ -34,6 +34,10 @@ os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
 ROOT = Path(workflow.basedir).resolve()
 sys.path.insert(0, str(ROOT / "src"))  # so the Snakefile also works before `pip install -e .`
+# Every job (papermill, the notebook kernels it starts, the data builder) imports this checkout's lsvi, whatever
+# editable install the environment holds: two clones sharing one .venv would otherwise run the other clone's code
+# while fingerprinting this one's files.
+os.environ["PYTHONPATH"] = os.pathsep.join([str(ROOT / "src"), *filter(None, [os.environ.get("PYTHONPATH")])])
 from lsvi.pipeline.config import ConfigError, notebook_dependencies, parse_config, unlisted_notebooks  # noqa: E402
 from lsvi.pipeline.paths import DATA_DIR  # noqa: E402
 from lsvi.pipeline.resources import ResourcesError, check_complete, load_resources  # noqa: E402

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -152,6 +153,26 @@ def test_snakefile_rejects_unknown_scale_before_running():
     assert r.returncode != 0
     assert "ConfigError" in r.stderr + r.stdout and "valid scales: smoke, cpu, paper" in r.stderr + r.stdout
     assert "Job stats" not in r.stdout + r.stderr
+
+
+def test_pipeline_jobs_import_the_checkouts_own_library(tmp_path):
+    """Two clones sharing one environment: the environment's lsvi (here a decoy first on PYTHONPATH, standing for the
+    other clone's editable install) must not be what a job runs. The Snakefile puts its own src/ first, so the data
+    job of a clone of this repository imports the clone's lsvi and builds the data set."""
+    import shutil
+
+    snakemake = str(Path(sys.executable).parent / "snakemake")
+    copy = tmp_path / "clone"
+    subprocess.run(["git", "clone", "-q", "--shared", str(ROOT), str(copy)], check=True)
+    shutil.copy(ROOT / "Snakefile", copy / "Snakefile")  # the working tree's version
+    decoy = tmp_path / "other" / "lsvi"
+    decoy.mkdir(parents=True)
+    (decoy / "__init__.py").write_text("raise ImportError('the decoy lsvi of another checkout was imported')\n")
+    env = dict(os.environ, PYTHONPATH=str(decoy.parent))
+    r = subprocess.run([snakemake, "--cores", "1", "data/processed/pima.npz"], cwd=copy, env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, (r.stdout + r.stderr)[-3000:]
+    assert (copy / "data" / "processed" / "pima.npz").is_file()
 
 
 def test_notebooks_depend_on_the_modules_they_import():
