@@ -45,6 +45,17 @@ def test_parameters_cell(path):
     assert params["data_dir"] == "data/processed"
 
 
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.stem)
+def test_papermill_sees_every_parameter(path):
+    """papermill skips a parameters-cell line with more than one '=' (a comment such as "# m = 2d + 1"): it then
+    warns "Passed unknown parameter" when the pipeline or a what-if passes that name, and ``papermill
+    --help-notebook`` leaves it out. Comments in the parameters cell say ≡, :, ≥ or ≤ instead."""
+    import papermill
+
+    unseen = sorted(set(notebook_parameters(path)) - set(papermill.inspect_notebook(str(path))))
+    assert not unseen, f"{path.name}: papermill cannot parse the lines of {unseen} (a second '=' on the line?)"
+
+
 def test_notebooks_and_config_list_the_same_stems():
     on_disk = {p.stem for p in NOTEBOOKS}
     listed = set(CONFIG["notebooks"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+import json
 import os
 import re
 import shutil
@@ -407,20 +408,21 @@ def test_ci_skips_under_nbval_only_the_notebooks_the_pipeline_ran_with_identical
     root = repo_root()
     copy = tmp_path / "repo"
     subprocess.run(["git", "clone", "-q", "--shared", str(root), str(copy)], check=True)
-    for rel in ("conftest.py", "src/lsvi/pipeline/current_run.py"):  # the working tree's versions
-        shutil.copy(root / rel, copy / rel)
+    shutil.copy(root / "conftest.py", copy / "conftest.py")  # the working tree's versions
+    shutil.copytree(root / "src" / "lsvi" / "pipeline", copy / "src" / "lsvi" / "pipeline", dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = dict(os.environ, LSVI_NBVAL_SKIP_EXECUTED="1", PYTHONPATH=str(copy / "src"))
     ran, edited = "53_tempered_vi", "52_alquier_online_vi"
     nb = copy / "notebooks" / f"{edited}.ipynb"
     doc = json.loads(nb.read_text())
     doc["cells"] = [c for c in doc["cells"] if "parameters" in c.get("metadata", {}).get("tags", [])]
-    cfg = load_config(copy / "config" / "scales.yaml", {"scale": "smoke"}, check_notebooks=False)
-    for stem in (ran, edited):
+    for stem in (ran, edited):  # what the pipeline records before each run, by the clone's own code
         d = copy / "results" / "smoke" / stem
-        fp.write(d, cfg, stem, "smoke")
+        subprocess.run([sys.executable, "-m", "lsvi.pipeline.fingerprint", "write", str(d)], cwd=copy, env=env,
+                       check=True, capture_output=True)
         (d / "executed.ipynb").write_text("{}")
     nb.write_text(json.dumps(doc))  # edited after its run
 
-    env = dict(os.environ, LSVI_NBVAL_SKIP_EXECUTED="1", PYTHONPATH=str(copy / "src"))
     r = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--nbval-lax", "--nbval-current-env",
                         "-rs", f"notebooks/{ran}.ipynb", f"notebooks/{edited}.ipynb"],
                        cwd=copy, env=env, capture_output=True, text=True)
@@ -429,3 +431,48 @@ def test_ci_skips_under_nbval_only_the_notebooks_the_pipeline_ran_with_identical
     assert r.returncode == 0, out[-3000:]
     assert f"SKIPPED [{n_ran}]" in out and f"identical inputs: results/smoke/{ran}/executed.ipynb" in out, out[-3000:]
     assert "1 passed" in out and f"{n_ran} skipped" in out, out[-3000:]
+
+
+def test_a_comment_edited_after_the_run_leaves_the_notebook_current(tmp_path):
+    """`notebook_code` hashes the code cells without their comments: a corrected comment changes no result and makes
+    nothing STALE; a changed value on the same line does. The comment-free text keeps every other character."""
+    def nb(source):
+        p = tmp_path / "a.ipynb"
+        p.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": source}],
+                                 "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+        return fp.notebook_code(p)
+
+    first = nb("n = 3  # repetitions (paper: 100)\ns = '# kept'\n")
+    assert nb("n = 3   # repetitions (paper: 100, cpu: 5)\ns = '# kept'\n") == first
+    assert nb("n = 3\ns = '# kept'\n") == first
+    assert nb("n = 4  # repetitions (paper: 100)\ns = '# kept'\n") != first
+    assert nb("n = 3  # repetitions (paper: 100)\ns = '# edited'\n") != first  # a '#' inside a string is code
+    assert fp.without_comments("x = 1  # a = b\n# alone\ny = 2\n") == "x = 1\n\ny = 2\n"
+
+
+def test_rehash_migrates_only_notebooks_whose_code_is_unchanged(tmp_path):
+    """The one-off migration to the comment-free rule re-records a notebook's hash only where its code cells are
+    byte-identical to those recorded under the earlier rule; an edited notebook stays STALE."""
+    import hashlib
+
+    def write_nb(path, source):
+        path.write_text(json.dumps({"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "source": source}],
+                                    "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+
+    def earlier_rule(source):
+        return hashlib.sha256(json.dumps([source]).encode()).hexdigest()
+
+    (tmp_path / "notebooks").mkdir()
+    res = tmp_path / "results" / "smoke"
+    res.mkdir(parents=True)
+    write_nb(tmp_path / "notebooks" / "10_same.ipynb", "x = 1  # comment\n")
+    write_nb(tmp_path / "notebooks" / "11_edited.ipynb", "x = 2  # comment\n")
+    recorded = {stem: fp.record({f"notebooks/{stem}.ipynb": earlier_rule("x = 1  # comment\n"), "params": "p"})
+                for stem in ("10_same", "11_edited")}
+    (res / fp.FINGERPRINTS).write_text(json.dumps(recorded))
+    assert fp.rehash_notebooks_without_comments(res) == ["10_same"]
+    after = json.loads((res / fp.FINGERPRINTS).read_text())
+    assert after["10_same"]["inputs"]["notebooks/10_same.ipynb"] == hashlib.sha256(
+        fp.notebook_code(tmp_path / "notebooks" / "10_same.ipynb")).hexdigest()
+    assert after["10_same"]["digest"] == fp.digest(after["10_same"]["inputs"])
+    assert after["11_edited"] == recorded["11_edited"]

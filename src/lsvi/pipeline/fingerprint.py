@@ -10,8 +10,8 @@ parameter names (``dataset=breast_cancer`` -> ``config/datasets/breast_cancer.ya
 `lsvi.pipeline.declarations.declaration_file`).
 
 `inputs` maps each input to the sha256 of its bytes (parameters: of their canonical JSON; the notebook: of its code
-cells' sources in order, `notebook_code`, since its markdown is narrative that no result depends on, so a corrected
-sentence does not make a report stale);
+cells in order without their comments, `notebook_code`, since its markdown and comments are narrative that no result
+depends on, so a corrected sentence does not make a report stale);
 `digest` hashes that map. The pipeline records a notebook's inputs *before* running it
 (``results/<scale>/<stem>/fingerprint.json``, kept only when the run succeeds); the aggregate
 copies them into ``results/<scale>/fingerprints.json``, which is committed with the report.
@@ -25,14 +25,19 @@ fails on a STALE notebook, and the site marks it.
 fingerprints the inputs that a widened rule now counts (e.g. the modules imported by name), hashed as they were at
 the commit C its notebooks were run from (`backfill`): the report stays current only where those files are
 unchanged since C.
+``python -m lsvi.pipeline.fingerprint rehash results/<scale>`` moved a report recorded before comments were left out
+of the notebook hash to the current rule, notebook by notebook where the code cells are unchanged
+(`rehash_notebooks_without_comments`).
 """
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
 import sys
+import tokenize
 from pathlib import Path
 
 from lsvi.pipeline.config import DEFAULT_CONFIG, Config, load_config, notebook_dependencies
@@ -49,16 +54,59 @@ def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _code_cells(raw: bytes) -> list[str]:
+    """The sources of a notebook's code cells, in order (raises on a file that is not a notebook's JSON)."""
+    return [c["source"] if isinstance(c["source"], str) else "".join(c["source"])
+            for c in json.loads(raw)["cells"] if c.get("cell_type") == "code"]
+
+
+def without_comments(source: str) -> str:
+    """``source`` with each comment (a ``COMMENT`` token of `tokenize`) and the blanks before it removed, every other
+    character kept as it is; unchanged if it does not tokenize as Python (a cell magic, say)."""
+    try:
+        comments = [t for t in tokenize.generate_tokens(io.StringIO(source).readline) if t.type == tokenize.COMMENT]
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    lines = source.splitlines(keepends=True)
+    for tok in comments:  # a comment runs to the end of its line: one per line at most
+        (row, start), (_, end) = tok.start, tok.end
+        lines[row - 1] = lines[row - 1][:start].rstrip(" \t") + lines[row - 1][end:]
+    return "".join(lines)
+
+
 def notebook_code(path: str | os.PathLike) -> bytes:
-    """What of a notebook can change its results: the sources of its code cells, in order, as JSON bytes (outputs,
-    metadata and markdown cells left out). A file that is not a notebook's JSON gives its raw bytes."""
+    """What of a notebook can change its results: its code cells, in order, without their comments, as JSON bytes
+    (outputs, metadata, markdown cells and comments left out: a corrected sentence or comment changes no result).
+    A file that is not a notebook's JSON gives its raw bytes."""
     raw = Path(path).read_bytes()
     try:
-        cells = json.loads(raw)["cells"]
-        return json.dumps([c["source"] if isinstance(c["source"], str) else "".join(c["source"])
-                           for c in cells if c.get("cell_type") == "code"]).encode()
+        return json.dumps([without_comments(s) for s in _code_cells(raw)]).encode()
     except (ValueError, KeyError, TypeError):
         return raw
+
+
+def rehash_notebooks_without_comments(results_dir: str | os.PathLike) -> list[str]:
+    """Migrate ``results_dir/fingerprints.json`` to `notebook_code`'s comment-free rule (2026-12-02): a notebook's
+    recorded hash under the earlier rule (its code cells' sources, comments included) is replaced by the new
+    rule's hash of the working tree's notebook **only if** that earlier hash equals the working tree's under the
+    earlier rule, i.e. the code cells are byte-identical to those that ran. Any other record is left as it is
+    (the notebook stays STALE). Returns the stems migrated."""
+    path = Path(results_dir) / FINGERPRINTS
+    recorded = json.loads(path.read_text())
+    root = Path(results_dir).resolve().parents[1]
+    done = []
+    for stem, rec in recorded.items():
+        rel = f"notebooks/{stem}.ipynb"
+        nb = root / rel
+        if read_record(rec) is None or rel not in rec["inputs"] or not nb.is_file():
+            continue
+        earlier = _sha256(json.dumps(_code_cells(nb.read_bytes())).encode())
+        if rec["inputs"][rel] == earlier:
+            rec["inputs"][rel] = _sha256(notebook_code(nb))
+            rec["digest"] = digest(rec["inputs"])
+            done.append(stem)
+    path.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    return done
 
 
 def _committed_data(root: Path) -> list[Path]:
@@ -212,9 +260,16 @@ def main(argv=None) -> int:
                                         "hashed as they were at the commit the report was run from")
     b.add_argument("results_dir", help="results/<scale>")
     b.add_argument("--commit", required=True, help="the commit the report's notebooks were run from")
+    r = sub.add_parser("rehash", help="migrate results/<scale>/fingerprints.json to the comment-free notebook hash "
+                                      "(only notebooks whose code cells are unchanged)")
+    r.add_argument("results_dir", help="results/<scale>")
     for p in (w, c, b):
         p.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     args = ap.parse_args(argv)
+    if args.cmd == "rehash":
+        done = rehash_notebooks_without_comments(args.results_dir)
+        print(f"{len(done)} notebook(s) re-recorded under the comment-free rule: {', '.join(done)}")
+        return 0
     if args.cmd == "backfill":
         for stem, new in backfill(args.results_dir, args.commit, args.config).items():
             print(f"{stem}: {len(new)} input(s) added as at {args.commit}: {', '.join(new)}")
