@@ -39,22 +39,20 @@ def pytest_unconfigure(config):
 def pytest_collection_modifyitems(config, items):
     if os.environ.get("LSVI_NBVAL_SKIP_EXECUTED", "") in ("", "0"):
         return
-    from lsvi.pipeline.config import load_config, notebook_parameters
+    from lsvi.pipeline.config import load_config
     from lsvi.pipeline.current_run import current_run
     from lsvi.pipeline.paths import repo_root
 
     results = repo_root() / "results" / "smoke"
-    cfg = load_config(repo_root() / "config" / "scales.yaml", {"scale": "smoke"}, check_notebooks=False)
+    # checks the notebooks too: the smoke parameters the pipeline passed are the defaults nbval would run
+    cfg = load_config(repo_root() / "config" / "scales.yaml", {"scale": "smoke"})
     runs = {}
     for item in items:
         path = Path(str(item.fspath))
         if path.suffix != ".ipynb":
             continue
         if path.stem not in runs:
-            defaults = notebook_parameters(path)  # nbval runs these; the pipeline's smoke run passed its params
-            same = path.stem in cfg.notebooks and all(
-                defaults.get(k, Ellipsis) == v for k, v in cfg.params(path.stem, "smoke").items())
-            runs[path.stem] = current_run(results, path.stem, cfg) if same else None
+            runs[path.stem] = current_run(results, path.stem, cfg) if path.stem in cfg.notebooks else None
         if runs[path.stem] is not None:
             rel = os.path.relpath(runs[path.stem], repo_root())
             item.add_marker(pytest.mark.skip(reason=f"executed by the pipeline with identical inputs: {rel}"))
