@@ -19,7 +19,7 @@ sys.path.insert(0, str(ROOT / "src"))
 import jax  # noqa: E402
 
 from lsvi.papers.lsvi import logistic  # noqa: E402
-from lsvi.pipeline.report import hardware_info  # noqa: E402
+from lsvi.pipeline.hardware import hardware_info  # noqa: E402
 
 
 def main(argv=None) -> int:

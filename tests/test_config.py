@@ -205,3 +205,15 @@ def test_modules_imported_by_name_are_dependencies():
     prose = {str(f.relative_to(root / "src")) for f in code_dependencies(
         ['"""See lsvi.papers.lsvi.toads for the simulator."""\nx = 1'], root / "src")}
     assert "lsvi/papers/lsvi/toads.py" not in prose
+
+
+def test_no_notebook_depends_on_the_report_or_fingerprint_rules():
+    """A notebook's results must not go stale when the report or the fingerprint rules change: no notebook imports
+    `lsvi.pipeline.report` or `lsvi.pipeline.fingerprint`, even indirectly (notebook 24 records its hardware with
+    `lsvi.pipeline.hardware`)."""
+    from lsvi.pipeline.config import notebook_dependencies
+
+    root = Path(__file__).resolve().parents[1]
+    for nb in sorted((root / "notebooks").glob("*.ipynb")):
+        deps = {p.name for p in notebook_dependencies(nb, root / "src") if p.parent.name == "pipeline"}
+        assert not deps & {"report.py", "fingerprint.py"}, nb.stem

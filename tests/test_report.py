@@ -476,3 +476,28 @@ def test_rehash_migrates_only_notebooks_whose_code_is_unchanged(tmp_path):
         fp.notebook_code(tmp_path / "notebooks" / "10_same.ipynb")).hexdigest()
     assert after["10_same"]["digest"] == fp.digest(after["10_same"]["inputs"])
     assert after["11_edited"] == recorded["11_edited"]
+
+
+def test_a_notebooks_reference_files_are_inputs_of_that_notebook_alone(tmp_path):
+    """A committed file under ``data/references/<stem>/`` (a reference computed once by a script) is an input of
+    notebook <stem>, and of no other; a file elsewhere under ``data/`` (posteriordb's) is an input of every notebook."""
+    import shutil
+
+    root = repo_root()
+    copy = tmp_path / "repo"
+    for d in ("notebooks", "src", "config", "requirements"):
+        shutil.copytree(root / d, copy / d)
+    cfg = load_config(root / "config" / "scales.yaml", {"scale": "cpu"}, check_notebooks=False)
+    ref = copy / fp.REFERENCES_DIR / "31_bsl_toads" / "draws.npz"
+    ref.parent.mkdir(parents=True)
+    ref.write_bytes(b"reference draws")
+    shared = copy / "data" / "posteriordb" / "extra.json"
+    shared.parent.mkdir(parents=True)
+    shared.write_text("{}")
+    mine, other = fp.inputs(cfg, "31_bsl_toads", "cpu", copy), fp.inputs(cfg, "30_variable_selection", "cpu", copy)
+    rel_ref, rel_shared = str(ref.relative_to(copy)), str(shared.relative_to(copy))
+    assert mine[rel_ref] == fp._sha256(b"reference draws") and rel_ref not in other
+    assert rel_shared in mine and rel_shared in other
+    before = fp.digest(mine)
+    ref.write_bytes(b"other draws")
+    assert fp.digest(fp.inputs(cfg, "31_bsl_toads", "cpu", copy)) != before

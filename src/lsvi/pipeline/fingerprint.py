@@ -4,8 +4,10 @@ A notebook's result depends on its **inputs**: the notebook's code cells, every 
 (`lsvi.pipeline.config.notebook_dependencies`: the modules it imports, transitively, and their
 packages' ``__init__.py``), its papermill parameters at the scale (``config/scales.yaml``), the lock
 file of the environment, the data-set builder when it reads processed data, and the committed
-data files under ``data/`` (posteriordb's, the variable-selection data; ``data/processed/`` is
-built from the pinned packages and the builder, both already inputs), and the declarations (data sets, posteriors) that a
+data files under ``data/`` (posteriordb's; ``data/processed/`` is built from the pinned packages and the builder,
+both already inputs), the notebook's own reference files under ``data/references/<stem>/`` (a reference computed
+once by a committed script, as posteriordb's reference draws: an input of that notebook alone, so adding one
+stales no other notebook), and the declarations (data sets, posteriors) that a
 parameter names (``dataset=breast_cancer`` -> ``config/datasets/breast_cancer.yaml``,
 `lsvi.pipeline.declarations.declaration_file`).
 
@@ -48,6 +50,7 @@ FINGERPRINT = "fingerprint.json"  # per notebook: results/<scale>/<stem>/fingerp
 FINGERPRINTS = "fingerprints.json"  # per report: results/<scale>/fingerprints.json (committed)
 LOCK_FILE = "requirements/lock.txt"
 DATA_BUILDER = "src/lsvi/data/datasets.py"
+REFERENCES_DIR = "data/references"  # data/references/<stem>/: committed reference files of notebook <stem> alone
 
 
 def _sha256(data: bytes) -> str:
@@ -109,15 +112,26 @@ def rehash_notebooks_without_comments(results_dir: str | os.PathLike) -> list[st
     return done
 
 
-def _committed_data(root: Path) -> list[Path]:
-    """The files under ``data/`` except the generated ``data/processed/``, sorted."""
-    base, skip = root / "data", Path(DATA_DIR).relative_to("data").parts[0]
+def _files_under(base: Path, skip=()) -> list[Path]:
+    """The files under ``base`` (recursively), without its top-level folders named in ``skip``, sorted."""
     out = []
-    for dirpath, dirnames, filenames in os.walk(base):  # not into data/processed (nor a link to it)
+    for dirpath, dirnames, filenames in os.walk(base):
         if Path(dirpath) == base:
-            dirnames[:] = [d for d in dirnames if d != skip]
+            dirnames[:] = [d for d in dirnames if d not in skip]
         out += [Path(dirpath) / f for f in filenames]
     return sorted(out)
+
+
+def _committed_data(root: Path) -> list[Path]:
+    """The files under ``data/`` shared by every notebook: all but the generated ``data/processed/`` and the
+    per-notebook ``data/references/``, sorted."""
+    skip = {Path(d).relative_to("data").parts[0] for d in (DATA_DIR, REFERENCES_DIR)}
+    return _files_under(root / "data", skip)
+
+
+def notebook_references(root: Path, stem: str) -> list[Path]:
+    """The committed reference files of notebook ``stem``: the files under ``data/references/<stem>/``, sorted."""
+    return _files_under(root / REFERENCES_DIR / stem)
 
 
 def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = None) -> dict[str, str]:
@@ -128,7 +142,7 @@ def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = 
     files = {nb, root / LOCK_FILE, *(notebook_dependencies(nb, root / "src") if nb.is_file() else ())}
     if cfg.notebooks[stem].data:
         files.add(root / DATA_BUILDER)
-    files |= set(_committed_data(root))
+    files |= set(_committed_data(root)) | set(notebook_references(root, stem))
     params = cfg.params(stem, scale)
     files |= {f for v in _strings(params) for d in DIRECTORIES if (f := declaration_file(v, root, d)) is not None}
     out = {}

@@ -39,7 +39,6 @@ from __future__ import annotations
 import argparse
 import datetime as _dt
 import os
-import platform
 import re
 import subprocess
 import sys
@@ -51,6 +50,7 @@ from pathlib import Path
 import json
 
 from lsvi.pipeline import fingerprint as fp
+from lsvi.pipeline.hardware import hardware_info
 from lsvi.pipeline.claims import (FAIL, KINDS, NOT_ASSESSABLE, PAPER, PASS, Claim, counts, duplicate_keys, read_claims,
                                   write_claims)
 from lsvi.pipeline.config import DEFAULT_CONFIG, Config, ConfigError, load_config
@@ -185,31 +185,6 @@ def all_rows(results: list[NotebookResult], scale: str) -> list[Claim]:
                 scale=scale, notebook=r.stem, note=r.detail,
             ))
     return rows
-
-
-def hardware_info() -> dict[str, str]:
-    """Platform, CPU, core count, Python/jax versions and jax devices (best effort)."""
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.lower().startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    info = {
-        "platform": platform.platform(),
-        "cpu": f"{cpu} ({os.cpu_count()} logical cores)",
-        "python": platform.python_version(),
-    }
-    try:
-        import jax
-
-        info["jax"] = jax.__version__
-        info["jax devices"] = ", ".join(f"{d.platform}:{d.device_kind}" for d in jax.devices())
-    except Exception as e:  # noqa: BLE001 - the report must still be written
-        info["jax devices"] = f"unavailable ({type(e).__name__}: {e})"
-    return info
 
 
 def _cell(v) -> str:

@@ -43,8 +43,9 @@ from lsvi.pipeline import fingerprint as fp
 from lsvi.pipeline.captions import load_captions, render as render_caption, scale_params, supported
 from lsvi.pipeline.claims import FAIL, KINDS, NOT_ASSESSABLE, PAPER, PASS, STATUSES, Claim, counts, read_claims
 from lsvi.pipeline.config import DEFAULT_CONFIG, FIGURES_DIR, Config, ConfigError, load_config
-from lsvi.pipeline.report import (OTHER_PAPER, PAPERS, SOURCE_KINDS, _natural_key, hardware_info, paper_of,  # noqa: F401
+from lsvi.pipeline.report import (OTHER_PAPER, PAPERS, SOURCE_KINDS, _natural_key, paper_of,  # noqa: F401
                                   source_kind)
+from lsvi.pipeline.hardware import hardware_info
 
 TEMPLATES = Path(__file__).with_name("templates")
 
