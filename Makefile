@@ -17,7 +17,7 @@ BIN ?= $(if $(wildcard $(VENV)/bin/python),$(VENV)/bin/,$(if $(CONDA_PREFIX),$(C
 SNAKEMAKE = $(BIN)snakemake $(if $(PROFILE),--profile profiles/$(PROFILE),--cores $(CORES)) \
   --rerun-incomplete --keep-going --printshellcmds $(SMK_ARGS)
 
-.PHONY: help setup browser openblas check-install check-env check-config check-report all report lab whatif smoke cpu paper data unlock test clean distclean
+.PHONY: help setup browser openblas check-install check-env check-config check-report all report lab whatif smoke cpu paper data references unlock test clean distclean
 
 help:
 	@echo "make setup            create ./.venv with the pinned environment (requirements/lock.txt)"
@@ -28,6 +28,7 @@ help:
 	@echo "make lab              JupyterLab on notebooks/ in the project environment (parameters cells = smoke)"
 	@echo "make whatif NB=<notebook> PARAMS='<name>=<value> ...' [SCALE=..] [NAME=..]"
 	@echo "                      one notebook with other parameters -> results/whatif/<NAME>/ (report, site), figures/whatif/<NAME>/"
+	@echo "make references       recompute the committed references under data/references/ (BSL toads MCMC: about 30 min on 2 cores)"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make check-install    pip install . (the library alone) in a fresh environment and run the README's examples there"
@@ -128,6 +129,10 @@ paper:
 
 data: check-env
 	$(SNAKEMAKE) --config scale=$(SCALE) --until data
+
+# The committed references (data/references/<notebook>/, inputs of that notebook's fingerprint), recomputed.
+references: check-env
+	PYTHONPATH=$(CURDIR)/src $(BIN)python -m lsvi.papers.lsvi.toads_reference --processes 2
 
 # After a hard kill (kill -9, power loss) Snakemake's lock stays behind: remove it, then `make all`.
 unlock: check-env

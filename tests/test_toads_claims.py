@@ -6,6 +6,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import pandas as pd
+import pytest
 
 from lsvi.baselines import rwmh
 from lsvi.core.families.gaussian import fullcov_to_natural, meanfield_to_natural
@@ -58,7 +59,7 @@ def test_mcmc_summary_drops_the_burn_in_and_reads_the_first_repetition():
     assert s.max_rhat < 1.05 and s.min_ess > 100
     table = toads_claims.moments_table(s, toads_claims.Moments(s.mean[None], s.sd[None]),
                                        toads_claims.Moments(s.mean[None], s.sd[None]))
-    assert table.shape == (3, 6) and np.allclose(table.loc["MCMC"].to_numpy(), table.loc["LSVI full cov."].to_numpy())
+    assert table.shape == (3, 6) and np.allclose(table.loc["MCMC benchmark"].to_numpy(), table.loc["LSVI full cov."].to_numpy())
 
 
 def test_mcwm_chain_is_skipped_without_steps():
@@ -150,3 +151,59 @@ def test_table1_rows_carry_the_papers_values():
 def test_pointwise_log_target_evaluates_one_point():
     batched = lambda key, X: -jnp.sum(X**2, axis=1)
     assert float(toads.pointwise(batched)(jax.random.PRNGKey(0), jnp.array([1.0, 2.0, 0.0]))) == -5.0
+
+
+def fake_reference(rhat=1.005, ess=500.0, shift=0.0):
+    """An `MCMCSummary` standing for the committed reference, `shift` posterior sd away from fake_inputs' posterior."""
+    post_mean, post_sd = np.array([1.7, 35.0, 0.6]), np.array([0.05, 3.0, 0.03])
+    diag = {n: {"rhat": rhat, "ess_bulk": ess, "ess_tail": ess} for n in toads.PARAM_NAMES}
+    return toads_claims.MCMCSummary(None, np.zeros((8, 100, 3)), None, post_mean + shift * post_sd, post_sd, 0.2, diag)
+
+
+def test_a_converged_reference_decides_the_rows_the_benchmark_chain_cannot():
+    """With the committed reference converged, the rows measured in posterior sd are assessed against it even when
+    the paper-budget benchmark chain is not converged; they FAIL when LSVI is off the reference."""
+    mf, fc, mcmc, mcwm, table, cfg = fake_inputs(rhat=1.3, ess=15.0)
+    rows = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, fake_reference())}
+    assert rows["bsl-mcmc-reference-converged"]["passed"] and rows["bsl-mcmc-reference-converged"]["kind"] == "reference"
+    assert not rows["bsl-mcmc-benchmark-rhat"]["passed"]
+    for k in ("bsl-fc-matches-mcmc-mean", "bsl-fc-matches-mcmc-sd", "bsl-lsvi-fc-converges"):
+        assert rows[k]["assessable"] and rows[k]["passed"], k
+    off = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, fake_reference(shift=1.0))}
+    assert off["bsl-fc-matches-mcmc-mean"]["assessable"] and not off["bsl-fc-matches-mcmc-mean"]["passed"]
+
+
+def test_an_unconverged_reference_fails_its_row_and_leaves_the_comparisons_open():
+    mf, fc, mcmc, mcwm, table, cfg = fake_inputs()
+    for bad in (fake_reference(rhat=1.02), fake_reference(ess=399.0)):
+        rows = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, bad)}
+        assert rows["bsl-mcmc-reference-converged"]["assessable"] and not rows["bsl-mcmc-reference-converged"]["passed"]
+        assert not rows["bsl-fc-matches-mcmc-mean"]["assessable"] and "not converged" in rows["bsl-fc-matches-mcmc-mean"]["note"]
+
+
+def test_reference_files_round_trip_and_a_changed_file_is_refused(tmp_path):
+    from lsvi.papers.lsvi import toads_reference
+
+    rng = np.random.default_rng(1)
+    xi = rng.normal(size=(4, 50, 3))
+    ref = toads_reference.Reference(xi, np.asarray(toads.from_unconstrained(xi)), np.full(4, 0.2), {"converged": False})
+    with pytest.raises(FileNotFoundError, match="toads_reference --out"):
+        toads_reference.load(tmp_path)
+    toads_reference.save(ref, tmp_path)
+    back = toads_reference.load(tmp_path)
+    np.testing.assert_array_equal(back.xi, xi)
+    assert back.provenance["sha256"] and back.provenance["command"].startswith("python -m lsvi.papers.lsvi.toads_reference")
+    summary = toads_claims.reference_summary(back)
+    assert summary.draws.shape == (200, 3) and set(summary.diagnostics) == set(toads.PARAM_NAMES)
+    (tmp_path / toads_reference.DRAWS_FILE).write_bytes(b"changed")
+    with pytest.raises(ValueError, match="sha256"):
+        toads_reference.load(tmp_path)
+
+
+def test_reference_convergence_needs_both_rhat_and_ess():
+    from lsvi.papers.lsvi import toads_reference
+
+    ok = {"a": {"rhat": 1.01, "ess_bulk": 400.0}}
+    assert toads_reference.converged(ok)
+    assert not toads_reference.converged({"a": {"rhat": 1.011, "ess_bulk": 900.0}})
+    assert not toads_reference.converged({**ok, "b": {"rhat": 1.0, "ess_bulk": 399.0}})
