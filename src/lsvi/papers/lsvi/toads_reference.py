@@ -66,7 +66,7 @@ class Settings(NamedTuple):
     num_groups: int = 2
     chains_per_group: int = 4
     burn_in: int = 1000
-    num_steps: int = 5000
+    num_steps: int = 7000
     seed: int = 31
 
 
@@ -184,12 +184,12 @@ def compute(settings: Settings = Settings(), processes: int = 1) -> Reference:
 
 
 def save(reference: Reference, out: str | Path) -> Path:
-    """Write ``mcmc_reference.npz`` (xi, theta, acceptance) and ``mcmc_reference.json`` (provenance, with the
+    """Write ``mcmc_reference.npz`` (xi, acceptance; theta is recomputed on `load`) and ``mcmc_reference.json`` (provenance, with the
     npz's sha256 and the commit of this checkout) under ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     draws = out / DRAWS_FILE
-    np.savez_compressed(draws, xi=reference.xi, theta=reference.theta, acceptance=reference.acceptance)
+    np.savez_compressed(draws, xi=reference.xi, acceptance=reference.acceptance)  # theta = g^{-1}(xi), on load
     commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                             cwd=Path(__file__).resolve().parent).stdout.strip() or "unknown"
     prov = {**reference.provenance, "sha256": hashlib.sha256(draws.read_bytes()).hexdigest(), "commit": commit,
@@ -213,8 +213,11 @@ def load(directory: str | Path = REFERENCE_DIR) -> Reference:
     sha = hashlib.sha256(draws.read_bytes()).hexdigest()
     if sha != prov["sha256"]:
         raise ValueError(f"{draws}: sha256 {sha} differs from the recorded {prov['sha256']} ({prov_file})")
+    from lsvi.papers.lsvi import toads
+
     with np.load(draws) as z:
-        return Reference(z["xi"], z["theta"], z["acceptance"], prov)
+        xi, acceptance = z["xi"], z["acceptance"]
+    return Reference(xi, np.asarray(toads.from_unconstrained(xi)), acceptance, prov)
 
 
 def main(argv=None) -> int:
