@@ -207,3 +207,13 @@ def test_reference_convergence_needs_both_rhat_and_ess():
     assert toads_reference.converged(ok)
     assert not toads_reference.converged({"a": {"rhat": 1.011, "ess_bulk": 900.0}})
     assert not toads_reference.converged({**ok, "b": {"rhat": 1.0, "ess_bulk": 399.0}})
+
+
+def test_the_rows_on_the_final_approximation_need_the_iterations_the_statement_is_about():
+    """At T < 40 the match rows are NOT ASSESSABLE whichever way they would go (a run that has not reached the fixed
+    point can neither confirm nor refute a statement about it)."""
+    for shift in (0.1, 0.8):
+        mf, fc, mcmc, mcwm, table, cfg = fake_inputs(fc_shift=shift, T=20)
+        rows = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, fake_reference())}
+        assert not rows["bsl-fc-matches-mcmc-mean"]["assessable"] and "T = 20 < 40" in rows["bsl-fc-matches-mcmc-mean"]["note"]
+        assert not rows["bsl-fc-matches-mcmc-sd"]["assessable"]

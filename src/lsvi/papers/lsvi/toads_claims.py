@@ -29,6 +29,7 @@ from lsvi.pipeline import timing
 REFERENCE_RHAT_MAX = 1.1  # the MCMC run is a reference when max R-hat < 1.1 ...
 REFERENCE_ESS_MIN = 50  # ... and min bulk ESS >= 50 (Monte Carlo s.e. of its mean <= 0.14 sd)
 PAPER_ACCEPTANCE, ACCEPTANCE_TOL = 0.31, 0.1  # "roughly 31%", read as |rate - 0.31| < 0.1
+MIN_ITERATIONS = 40  # T at which the rows on the final approximation are assessable (Fig. 3 shows T = 50)
 ACCEPTANCE_BATCHES = 10  # batch means for the interval of the acceptance rate of a (correlated) chain
 
 
@@ -204,7 +205,8 @@ def claims(mf: Moments, fc: Moments, mcmc: MCMCSummary, mcwm: MCWM, table: pd.Da
       chains, max R-hat < 1.1 and min bulk ESS >= 50;
     * ``bsl-lsvi-{mf,fc}-converges``: over the last w = min(10, ⌊T/2⌋) iterations every mean moves
       by < 0.5 posterior sd (assessable with a converged reference and T ≥ 40);
-    * ``bsl-fc-matches-mcmc-{mean,sd}``: |mean_FC − mean_post| < 0.5 sd_post; sd ratios in [0.5, 2];
+    * ``bsl-fc-matches-mcmc-{mean,sd}``: |mean_FC − mean_post| < 0.5 sd_post; sd ratios in [0.5, 2] (assessable
+      with a converged reference and T ≥ 40, as the convergence rows: the statement is about the fixed point);
     * ``bsl-lsvi-fraction-of-mcmc-cost``, ``bsl-mcmc-slowest``: measured run times, assessable at the
       paper's evaluation budget ratio (± 10 %) with runs of ≥ 10 s;
     * ``bsl-mcmc-acceptance``: the authors' variant at P = 100, σ = 0.1, |rate − 0.31| < 0.1 decided on
@@ -247,26 +249,30 @@ def claims(mf: Moments, fc: Moments, mcmc: MCMCSummary, mcwm: MCWM, table: pd.Da
     setting = (f"N={cfg.num_samples}, T={T}, P={cfg.num_sims}; MCMC {cfg.mcmc_chains}x{cfg.mcmc_steps}, "
                f"burn-in {cfg.mcmc_burn_in}")
     p_fc, p_mf, p_mc = (toads.PAPER_TABLE1[k][1] for k in ("LSVI Gaussian", "LSVI truncated MF", "MCMC"))
-    converges_ok = reference_ok and T >= 40
+    converges_ok = reference_ok and T >= MIN_ITERATIONS  # also the condition of the rows on the final approximation
+    short = "" if T >= MIN_ITERATIONS else (f"; T = {T} < {MIN_ITERATIONS}: the final iterate may still be on its way "
+                                            "to the fixed point the paper's statement is about")
     rows = [dict(id=f"bsl-lsvi-{k}-converges", source="Sec. 5.3, Fig. 3 (left)", paper="both LSVI algorithms converge quickly",
                  measured=f"last-{w}-iteration drift of the means / posterior sd = {_fmt(drift[k])}",
                  criterion="max drift < 0.5 posterior sd", passed=bool(np.all(drift[k] < 0.5)), assessable=converges_ok,
-                 note=f"{variant}; {setting}" + ("" if reference_ok else no_reference) + ("" if T >= 40 else "; T < 40"))
+                 note=f"{variant}; {setting}" + ("" if reference_ok else no_reference) + short)
             for k, variant in (("mf", "truncated mean-field, Alg. 1, u^2=1, eps_t=1/(t+1)"),
                                ("fc", "full covariance on logit(theta), Alg. 3, u^2=1"))]
     rows += [
         dict(id="bsl-fc-matches-mcmc-mean", source="Sec. 5.3, Fig. 3 (right)",
              paper="full-covariance LSVI matches the MCMC posterior",
              measured=f"|mean_LSVI - mean_MCMC| / sd_MCMC = {_fmt(dmean)}", criterion="max < 0.5",
-             passed=bool(np.all(dmean < 0.5)), assessable=reference_ok,
+             passed=bool(np.all(dmean < 0.5)), assessable=converges_ok,
              note=f"posterior: {post_name}; its mean {_fmt(post_mean)}, sd {_fmt(post_sd)}, Monte Carlo s.e. of its mean 1/sqrt(ESS) = "
                   f"{_fmt([1 / np.sqrt(diag[n]['ess_bulk']) for n in toads.PARAM_NAMES])} sd; LSVI-FC mean "
-                  f"{_fmt(fc.mean[-1])}; truncated MF |dmean|/sd {_fmt(dmean_mf)}" + ("" if reference_ok else no_reference)),
+                  f"{_fmt(fc.mean[-1])}; truncated MF |dmean|/sd {_fmt(dmean_mf)}" + ("" if reference_ok else no_reference)
+                  + short),
         dict(id="bsl-fc-matches-mcmc-sd", source="Sec. 5.3, Fig. 3 (right)",
              paper="full-covariance LSVI matches the MCMC posterior", measured=f"sd_LSVI / sd_MCMC = {_fmt(sd_ratio)}",
              criterion="all in [0.5, 2]", passed=bool(np.all((sd_ratio >= 0.5) & (sd_ratio <= 2))),
-             assessable=reference_ok,
-             note=f"LSVI-FC sd {_fmt(fc.sd[-1])}; posterior: {post_name}; {setting}" + ("" if reference_ok else no_reference)),
+             assessable=converges_ok,
+             note=f"LSVI-FC sd {_fmt(fc.sd[-1])}; posterior: {post_name}; {setting}" + ("" if reference_ok else no_reference)
+                  + short),
         dict(id="bsl-lsvi-fraction-of-mcmc-cost", source="Sec. 5.3, Table 1",
              paper=f"LSVI Gaussian {p_fc} s vs MCMC {p_mc} s (ratio {p_fc / p_mc:.2f}), 5000 vs 10001 evaluations",
              measured=f"measured LSVI-FC / MCMC run time {t_fc / t_mc:.3g} ({t_fc:.1f} s vs {t_mc:.1f} s)",
