@@ -28,7 +28,7 @@ help:
 	@echo "make lab              JupyterLab on notebooks/ in the project environment (parameters cells = smoke)"
 	@echo "make whatif NB=<notebook> PARAMS='<name>=<value> ...' [SCALE=..] [NAME=..]"
 	@echo "                      one notebook with other parameters -> results/whatif/<NAME>/ (report, site), figures/whatif/<NAME>/"
-	@echo "make references       recompute the committed references under data/references/ (BSL toads MCMC: about 30 min on 2 cores)"
+	@echo "make references       recompute the committed references under data/references/ (BSL toads MCMC: 66 min on 2 Intel Xeon vCPUs)"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make check-install    pip install . (the library alone) in a fresh environment and run the README's examples there"

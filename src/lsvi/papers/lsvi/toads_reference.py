@@ -208,7 +208,7 @@ def load(directory: str | Path = REFERENCE_DIR) -> Reference:
     draws, prov_file = directory / DRAWS_FILE, directory / PROVENANCE_FILE
     if not draws.is_file() or not prov_file.is_file():
         raise FileNotFoundError(f"no BSL MCMC reference in {directory}: run "
-                                f"`python -m lsvi.papers.lsvi.toads_reference --out {directory}` (about 30 min on 2 cores)")
+                                f"`python -m lsvi.papers.lsvi.toads_reference --out {directory}` (66 min on 2 Intel Xeon vCPUs)")
     prov = json.loads(prov_file.read_text())
     sha = hashlib.sha256(draws.read_bytes()).hexdigest()
     if sha != prov["sha256"]:
