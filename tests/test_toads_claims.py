@@ -217,3 +217,15 @@ def test_the_rows_on_the_final_approximation_need_the_iterations_the_statement_i
         rows = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, fake_reference())}
         assert not rows["bsl-fc-matches-mcmc-mean"]["assessable"] and "T = 20 < 40" in rows["bsl-fc-matches-mcmc-mean"]["note"]
         assert not rows["bsl-fc-matches-mcmc-sd"]["assessable"]
+
+
+def test_a_reference_at_another_p_decides_nothing():
+    """The BSL posterior depends on P: a reference computed at P = 100 is not the posterior of a run at P = 20."""
+    mf, fc, mcmc, mcwm, table, cfg = fake_inputs()
+    rows = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg._replace(num_sims=20),
+                                                    fake_reference(), reference_num_sims=100)}
+    assert rows["bsl-mcmc-reference-converged"]["passed"]
+    for k in ("bsl-fc-matches-mcmc-mean", "bsl-fc-matches-mcmc-sd", "bsl-lsvi-fc-converges"):
+        assert not rows[k]["assessable"] and "P = 100" in rows[k]["note"], k
+    same = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, fake_reference(), reference_num_sims=100)}
+    assert same["bsl-fc-matches-mcmc-mean"]["assessable"]

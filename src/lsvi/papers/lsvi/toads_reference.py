@@ -80,6 +80,15 @@ class Reference(NamedTuple):
     provenance: dict
 
 
+def _commit() -> str:
+    """The commit of this checkout (``git rev-parse HEAD``), or "unknown"."""
+    try:
+        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(__file__).resolve().parent).stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
 def _proposal_root(draws: np.ndarray) -> np.ndarray:
     """chol(2.38²/d · Σ̂) for draws (n, d): the Cholesky factor of the scaled sample covariance."""
     d = draws.shape[-1]
@@ -164,6 +173,7 @@ def compute(settings: Settings = Settings(), processes: int = 1) -> Reference:
     from lsvi.papers.lsvi import toads
 
     s = settings
+    record_commit = _commit()  # the code that runs is the checkout's at the start
     mean, root, cov, record = adapt(s)
     jobs = [(s, g, mean, root, cov) for g in range(s.num_groups)]
     if processes > 1:
@@ -177,7 +187,7 @@ def compute(settings: Settings = Settings(), processes: int = 1) -> Reference:
     theta = np.asarray(toads.from_unconstrained(jnp.asarray(xi)))
     diag = diagnostics(theta)
     record.update(group_seconds=[round(o[2], 1) for o in out], processes=processes, jax=jax.__version__)
-    provenance = {"settings": s._asdict(), "record": record, "diagnostics": diag, "converged": converged(diag),
+    provenance = {"settings": s._asdict(), "record": record, "commit": record_commit, "diagnostics": diag, "converged": converged(diag),
                   "criteria": {"rhat_max": RHAT_MAX, "ess_bulk_min": ESS_MIN},
                   "proposal_root": root.tolist(), "mean_xi": mean.tolist()}
     return Reference(xi, theta, accepted.mean(axis=1), provenance)
@@ -185,14 +195,12 @@ def compute(settings: Settings = Settings(), processes: int = 1) -> Reference:
 
 def save(reference: Reference, out: str | Path) -> Path:
     """Write ``mcmc_reference.npz`` (xi, acceptance; theta is recomputed on `load`) and ``mcmc_reference.json`` (provenance, with the
-    npz's sha256 and the commit of this checkout) under ``out``."""
+    npz's sha256 and the commit the run started from, or this checkout's) under ``out``."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     draws = out / DRAWS_FILE
     np.savez_compressed(draws, xi=reference.xi, acceptance=reference.acceptance)  # theta = g^{-1}(xi), on load
-    commit = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                            cwd=Path(__file__).resolve().parent).stdout.strip() or "unknown"
-    prov = {**reference.provenance, "sha256": hashlib.sha256(draws.read_bytes()).hexdigest(), "commit": commit,
+    prov = {"commit": _commit(), **reference.provenance, "sha256": hashlib.sha256(draws.read_bytes()).hexdigest(),
             "licence": "MIT (computed by this project's code from its simulated data set)",
             "command": f"python -m lsvi.papers.lsvi.toads_reference --out {out}"}
     (out / PROVENANCE_FILE).write_text(json.dumps(prov, indent=1) + "\n")
