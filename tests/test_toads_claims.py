@@ -224,7 +224,7 @@ def test_a_reference_at_another_p_decides_nothing():
     mf, fc, mcmc, mcwm, table, cfg = fake_inputs()
     rows = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg._replace(num_sims=20),
                                                     fake_reference(), reference_num_sims=100)}
-    assert rows["bsl-mcmc-reference-converged"]["passed"]
+    assert rows["bsl-mcmc-reference-converged"]["passed"] and "P=100" in rows["bsl-mcmc-reference-converged"]["note"]
     for k in ("bsl-fc-matches-mcmc-mean", "bsl-fc-matches-mcmc-sd", "bsl-lsvi-fc-converges"):
         assert not rows[k]["assessable"] and "P = 100" in rows[k]["note"], k
     same = {r["id"]: r for r in toads_claims.claims(mf, fc, mcmc, mcwm, table, cfg, fake_reference(), reference_num_sims=100)}
