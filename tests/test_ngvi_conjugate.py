@@ -179,8 +179,12 @@ def test_compare_and_figure_content():
     np.testing.assert_allclose(table["kl_avg"], runs["kl"]["ngd_avg"][:, [10, 50]].mean(axis=0))
     fig = plotting.ngvi_fig01_bike(runs, table)
     left, middle, right = fig.axes
-    np.testing.assert_allclose(left.lines[0].get_ydata(), runs["kl"]["ngd"][:, 1:].mean(axis=0))
-    np.testing.assert_allclose(left.lines[2].get_ydata(), runs["kl"]["sgd"][:, 1:].mean(axis=0))
+    labelled = [[ln for ln in ax.lines if not ln.get_label().startswith("_")] for ax in (left, middle)]
+    # 2 repetitions (< 5): each drawn thin and their mean, the labelled line (lsvi.pipeline.figure_style)
+    assert labelled[0][0].get_label() == "stochastic NGD (last iterate) (mean of 2; thin: each)"
+    np.testing.assert_allclose(labelled[0][0].get_ydata(), runs["kl"]["ngd"][:, 1:].mean(axis=0))
+    np.testing.assert_allclose(labelled[0][2].get_ydata(), runs["kl"]["sgd"][:, 1:].mean(axis=0))
+    assert len(left.lines) == 3 * 3 and not left.collections  # no band over 2 repetitions
     np.testing.assert_allclose(right.lines[0].get_ydata(), table["kl_avg"])
     np.testing.assert_allclose(right.lines[1].get_ydata(), table["bound"])
-    np.testing.assert_allclose(middle.lines[0].get_xdata(), runs["nlpd_t"])
+    np.testing.assert_allclose(labelled[1][0].get_xdata(), runs["nlpd_t"])

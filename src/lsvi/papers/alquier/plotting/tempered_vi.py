@@ -7,12 +7,14 @@ import numpy as np
 import pandas as pd
 
 from lsvi.papers.alquier.tempered_vi import acov_matrix
+from lsvi.pipeline import figure_style
 
 
 def tempered_vi_concentration(df: pd.DataFrame, fisher_inv):
     """Three panels against n (log–log), one colour per α.
 
-    Left: E‖θ − θ₀‖² under the tempered VI (mean ± 1 sd over repetitions, solid), the exact
+    Left: E‖θ − θ₀‖² under the tempered VI (mean over repetitions with its bootstrap 95 % interval as bars,
+    `lsvi.pipeline.figure_style.repetitions`; the sd bars drawn before fell below zero on the log axis), the exact
     tempered posterior (reference, crosses) and the BvM prediction tr(I⁻¹)(1 + 1/α)/n (dashed).
     Middle: K(q, π_{n,α}) for the VI (solid) and Laplace (dotted) approximations, mean over the
     repetitions with a reference, with a 1/n guide and the reference's error estimate (grey).
@@ -20,13 +22,19 @@ def tempered_vi_concentration(df: pd.DataFrame, fisher_inv):
     sets (solid) and that of the mean n·α·Cov_q over data sets (dotted, the claim's measure)."""
     fisher_inv = np.asarray(fisher_inv)
     d, tr = fisher_inv.shape[0], float(np.trace(fisher_inv))
+    with figure_style.theme():
+        return _draw(df, fisher_inv, d, tr)
+
+
+def _draw(df, fisher_inv, d, tr):
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for c, (alpha, da) in zip(colours, df.groupby("alpha")):
         g = da.groupby("n")
         n = np.asarray(sorted(da["n"].unique()), float)
-        m, s = g["sq_err_vi"].mean(), g["sq_err_vi"].std()
-        axes[0].errorbar(n, m, yerr=s, color=c, marker="o", ms=4, capsize=2, label=f"VI, α = {alpha:g}")
+        Y = da.pivot(index="rep", columns="n", values="sq_err_vi").reindex(columns=n).to_numpy()
+        phrase = figure_style.repetitions(axes[0], n, Y, color=c, label=f"VI, α = {alpha:g}", err_style="bars",
+                                          marker="o", ms=4)
         if da["sq_err_exact"].notna().any():
             axes[0].plot(n, g["sq_err_exact"].mean(), "x", color=c, ms=8, label=f"exact π_(n,α) (reference), α = {alpha:g}")
         axes[0].plot(n, tr * (1 + 1 / alpha) / n, "--", color=c, lw=1, label=f"BvM: tr(I⁻¹)(1+1/α)/n, α = {alpha:g}")
@@ -52,5 +60,6 @@ def tempered_vi_concentration(df: pd.DataFrame, fisher_inv):
     axes[2].set(xlabel="n", ylabel="‖nα Cov_q − I(θ₀)⁻¹‖_F / ‖I(θ₀)⁻¹‖_F", title="BvM: n Cov_q → (α I(θ₀))⁻¹")
     for ax in axes:
         ax.legend(fontsize=6.5)
+    fig.suptitle(f"Left, VI: {phrase}", fontsize=9)
     fig.tight_layout()
     return fig
