@@ -28,7 +28,7 @@ help:
 	@echo "make lab              JupyterLab on notebooks/ in the project environment (parameters cells = smoke)"
 	@echo "make whatif NB=<notebook> PARAMS='<name>=<value> ...' [SCALE=..] [NAME=..]"
 	@echo "                      one notebook with other parameters -> results/whatif/<NAME>/ (report, site), figures/whatif/<NAME>/"
-	@echo "make references       recompute the committed references under data/references/ (BSL toads MCMC: 66 min on 2 Intel Xeon vCPUs)"
+	@echo "make references       recompute the committed references under data/references/ (BSL toads MCMC: 66 min; variable-selection SMC: 3 x 9.5 CPU min; 2 Intel Xeon vCPUs)"
 	@echo "make unlock           after a hard kill (kill -9): remove Snakemake's stale lock"
 	@echo "make check-report     exit 1 unless results/<scale>/REPLICATION.md exists with no FAILED/MISSING notebook"
 	@echo "make check-install    pip install . (the library alone) in a fresh environment and run the README's examples there"
@@ -133,6 +133,7 @@ data: check-env
 # The committed references (data/references/<notebook>/, inputs of that notebook's fingerprint), recomputed.
 references: check-env
 	PYTHONPATH=$(CURDIR)/src $(BIN)python -m lsvi.papers.lsvi.toads_reference --processes 2
+	PYTHONPATH=$(CURDIR)/src $(BIN)python -m lsvi.papers.lsvi.variable_selection_reference --processes 2
 
 # After a hard kill (kill -9, power loss) Snakemake's lock stays behind: remove it, then `make all`.
 unlock: check-env

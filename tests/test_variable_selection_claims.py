@@ -74,6 +74,51 @@ def test_figure2_claims_count_the_predictors_off_by_more_than_0_2():
                                    "LSVI eps=0.5 width"] and len(table) == d
 
 
+def reference(marginals, log_evidence=None):
+    from lsvi.papers.lsvi import variable_selection_reference as vsr
+
+    marginals = np.asarray(marginals, float)
+    log_evidence = np.full(len(marginals), -5540.0) if log_evidence is None else np.asarray(log_evidence, float)
+    prov = {"settings": vsr.Settings()._asdict(), "commit": "0123456789",
+            "runs": [{"seed": s} for s in range(len(marginals))]}
+    return vsr.Reference(marginals, log_evidence, prov)
+
+
+def test_reference_claims_pass_when_the_paper_size_runs_agree_within_0_05_and_fail_otherwise():
+    d = 10
+    close = reference(np.tile(np.full(d, 0.5), (3, 1)) + np.linspace(0, 0.04, 3)[:, None])
+    row = by_id(vsc.reference_claims(close))["vs-smc-reference-agrees"]
+    assert row["assessable"] and row["passed"] and row["kind"] == "reference"
+    apart = close.marginals.copy()
+    apart[2, 4] = 0.62  # one predictor 0.12 apart (0.5 in run 0)
+    row = by_id(vsc.reference_claims(reference(apart)))["vs-smc-reference-agrees"]
+    assert row["assessable"] and not row["passed"]
+    assert "max 0.120 (predictor 4)" in row["measured"] and "1 of 10 predictors above 0.05" in row["measured"]
+    row = by_id(vsc.reference_claims(reference(apart[:1])))["vs-smc-reference-agrees"]
+    assert not row["assessable"]
+
+
+def test_figure2_claims_read_the_committed_reference_instead_of_the_notebooks_runs():
+    d = 20
+    disagreeing = smc_out(np.array([np.full(d, 0.1), np.full(d, 0.9)]), [-1.0, -1.0])  # the notebook's small runs
+    agree = vsc.smc_agreement(disagreeing, CFG)
+    ref = reference(np.tile(np.full(d, 0.5), (3, 1)))
+    lsvi = np.tile(np.full(d, 0.55), (2, 1))
+    rows = by_id(vsc.figure2_claims({1.0: lsvi, 0.5: lsvi + 0.3}, disagreeing, agree, {1.0: False, 0.5: False}, CFG,
+                                    reference=ref))
+    assert rows["fig02-lsvi-eps1-vs-smc"]["assessable"] and rows["fig02-lsvi-eps1-vs-smc"]["passed"]
+    assert rows["fig02-lsvi-eps0.5-vs-smc"]["assessable"] and not rows["fig02-lsvi-eps0.5-vs-smc"]["passed"]
+    assert "the committed reference, mean of 3 runs (N=100000, P=10000)" in rows["fig02-lsvi-eps1-vs-smc"]["note"]
+    without = by_id(vsc.figure2_claims({1.0: lsvi, 0.5: lsvi}, disagreeing, agree, {1.0: False, 0.5: False}, CFG))
+    assert not any(r["assessable"] for r in without.values())
+    split = ref.marginals.copy()
+    split[0, :5] = 0.9  # the reference's own runs disagree on 5 of 20 predictors: no reference at the paper's size
+    rows = by_id(vsc.figure2_claims({1.0: lsvi, 0.5: lsvi}, disagreeing, agree, {1.0: False, 0.5: False}, CFG,
+                                    reference=reference(split)))
+    assert not any(r["assessable"] for r in rows.values())
+    assert "no reference at the paper's N and P" in rows["fig02-lsvi-eps1-vs-smc"]["note"]
+
+
 def test_figure2_claims_are_assessed_per_predictor_where_the_smc_runs_agree():
     d = 20
     runs = np.tile(np.full(d, 0.5), (2, 1))

@@ -41,12 +41,13 @@ import concurrent.futures
 import hashlib
 import json
 import multiprocessing
-import subprocess
 import time
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from lsvi.pipeline.provenance import source_commit
 
 REFERENCE_DIR = "data/references/31_bsl_toads"  # relative to the repository root
 DRAWS_FILE = "mcmc_reference.npz"
@@ -78,15 +79,6 @@ class Reference(NamedTuple):
     theta: np.ndarray
     acceptance: np.ndarray
     provenance: dict
-
-
-def _commit() -> str:
-    """The commit of this checkout (``git rev-parse HEAD``), or "unknown"."""
-    try:
-        return subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
-                              cwd=Path(__file__).resolve().parent).stdout.strip() or "unknown"
-    except OSError:
-        return "unknown"
 
 
 def _proposal_root(draws: np.ndarray) -> np.ndarray:
@@ -173,7 +165,7 @@ def compute(settings: Settings = Settings(), processes: int = 1) -> Reference:
     from lsvi.papers.lsvi import toads
 
     s = settings
-    record_commit = _commit()  # the code that runs is the checkout's at the start
+    record_commit = source_commit()  # the code that runs is the checkout's at the start
     mean, root, cov, record = adapt(s)
     jobs = [(s, g, mean, root, cov) for g in range(s.num_groups)]
     if processes > 1:
@@ -200,7 +192,7 @@ def save(reference: Reference, out: str | Path) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     draws = out / DRAWS_FILE
     np.savez_compressed(draws, xi=reference.xi, acceptance=reference.acceptance)  # theta = g^{-1}(xi), on load
-    prov = {"commit": _commit(), **reference.provenance, "sha256": hashlib.sha256(draws.read_bytes()).hexdigest(),
+    prov = {"commit": source_commit(), **reference.provenance, "sha256": hashlib.sha256(draws.read_bytes()).hexdigest(),
             "licence": "MIT (computed by this project's code from its simulated data set)",
             "command": f"python -m lsvi.papers.lsvi.toads_reference --out {out}"}
     (out / PROVENANCE_FILE).write_text(json.dumps(prov, indent=1) + "\n")
