@@ -20,7 +20,7 @@ def fig02_variable_selection(p_lsvi: dict, p_smc_runs, title: str = "", spread_m
     (mean over runs) with min–max lines over runs (when S > 1); bars of the predictors where
     the runs differ by more than ``spread_max`` are hatched (SMC is no reference there). The
     panel titles give the LSVI–SMC distance on the other predictors, as the rows do, and say
-    when those are fewer than ``resolved_share`` of all (no usable reference at this scale).
+    when those are fewer than ``resolved_share`` of all (the SMC runs are then no reference).
     """
     import matplotlib.pyplot as plt
 
@@ -50,8 +50,8 @@ def fig02_variable_selection(p_lsvi: dict, p_smc_runs, title: str = "", spread_m
         ax.set_title(f"{label} vs SMC on the {int(ok.sum())} of {d} predictors where the SMC runs agree: mean |diff| = "
                      f"{np.nanmean(gap):.3f}, max = {np.nanmax(gap):.3f} (predictor {int(np.nanargmax(gap))}); "
                      f"{int(np.nansum(gap > 0.2))} with |diff| > 0.2"
-                     + ("" if usable else f" — fewer than {resolved_share:.0%} of the predictors: SMC is no reference "
-                        "at this scale (rows NOT ASSESSABLE)"), fontsize=9, color="k" if usable else "C3")
+                     + ("" if usable else f" — fewer than {resolved_share:.0%} of the predictors: these SMC runs are no "
+                        "reference (rows NOT ASSESSABLE)"), fontsize=9, color="k" if usable else "C3")
         ax.set_ylabel(r"$\pi(\gamma_i = 1 \mid \mathcal{D})$")
         ax.set_ylim(-0.03, 1.03)
         ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.005, 1.0))
