@@ -21,7 +21,21 @@ def test_a_band_needs_five_repetitions_else_every_run_is_drawn():
     phrase = figure_style.repetitions(ax, x, rng.lognormal(size=(8, 10)), color="C0", label="many")
     assert phrase == "mean and bootstrap 95 % interval of the mean over 8 repetitions"
     assert len(ax.collections) == 1  # the band
+    assert ax.get_legend() is None  # seaborn's automatic legend is not kept: the caller decides
+    fig, ax = plt.subplots()
+    ax.set(xlabel="t", ylabel="KL")
+    assert figure_style.repetitions(ax, x, rng.lognormal(size=(1, 10)), color="C0", label="one") == "one repetition"
+    figure_style.repetitions(ax, x, rng.lognormal(size=(6, 10)), color="C1", label="six")
+    assert len(ax.lines) == 2 and (ax.get_xlabel(), ax.get_ylabel()) == ("t", "KL")  # the caller's labels kept
     plt.close("all")
+
+
+def test_describe_names_what_a_panel_of_curves_shows():
+    assert figure_style.describe([10, 5]) == "mean and bootstrap 95 % interval of the mean over 5–10 repetitions"
+    assert figure_style.describe([3, 2, 3]) == "mean of 2–3 repetitions, each drawn thin"
+    assert figure_style.describe([1, 1]) == "one repetition"
+    assert figure_style.describe([10, 2]) == ("mean over repetitions; band: its bootstrap 95 % interval (curves of ≥ 5 "
+                                              "repetitions); thin lines: each repetition (curves of fewer)")
 
 
 def test_the_band_is_the_statistics_interval_positive_on_positive_data_and_seeded():

@@ -181,7 +181,7 @@ def test_compare_and_figure_content():
     left, middle, right = fig.axes
     labelled = [[ln for ln in ax.lines if not ln.get_label().startswith("_")] for ax in (left, middle)]
     # 2 repetitions (< 5): each drawn thin and their mean, the labelled line (lsvi.pipeline.figure_style)
-    assert labelled[0][0].get_label() == "stochastic NGD (last iterate) (mean of 2; thin: each)"
+    assert labelled[0][0].get_label() == "stochastic NGD (last iterate)"
     np.testing.assert_allclose(labelled[0][0].get_ydata(), runs["kl"]["ngd"][:, 1:].mean(axis=0))
     np.testing.assert_allclose(labelled[0][2].get_ydata(), runs["kl"]["sgd"][:, 1:].mean(axis=0))
     assert len(left.lines) == 3 * 3 and not left.collections  # no band over 2 repetitions

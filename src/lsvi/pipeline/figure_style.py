@@ -27,6 +27,7 @@ MIN_BAND_REPETITIONS = 5
 ERRORBAR = {"mean": ("ci", 95), "median": ("pi", 50)}
 """The band of each statistic (seaborn's ``errorbar`` argument)."""
 DESCRIBE = {"mean": "mean and bootstrap 95 % interval of the mean", "median": "median and interquartile range"}
+ERRORBAR_WORDS = {"mean": "bootstrap 95 % interval", "median": "interquartile range"}
 THEME = {"style": "ticks", "context": "notebook", "rc": {"axes.grid": True, "grid.alpha": 0.3}}
 """The seaborn theme of the figures drawn through this module (`theme`)."""
 BOOTSTRAP_SEED = 0  # seaborn's bootstrap is seeded: the same data give the same figure
@@ -60,7 +61,8 @@ def repetitions(ax, x, Y, *, color, label: str, statistic: str = "mean", err_sty
 
     R ≥ ``min_repetitions``: one line of ``statistic`` ("mean" or "median") with its band (``err_style="band"``) or
     error bars (``"bars"``), by `seaborn.lineplot`. Fewer: each repetition as a thin line and their mean as the line.
-    Non-finite values are left out of the statistic (seaborn's default) and should be counted by the caller."""
+    Non-finite values are left out of the statistic (seaborn's default) and should be counted by the caller. The line
+    of the statistic carries ``label``; the thin lines carry none (`describe` gives the caption's phrase)."""
     import seaborn as sns
 
     if statistic not in ERRORBAR:
@@ -68,17 +70,38 @@ def repetitions(ax, x, Y, *, color, label: str, statistic: str = "mean", err_sty
     Y = np.atleast_2d(np.asarray(Y, float))
     x = np.asarray(x, float)
     R = Y.shape[0]
+    if R == 1:
+        ax.plot(x, Y[0], color=color, label=label, **line_kw)
+        return "one repetition"
     if R >= min_repetitions:
         kw = {"err_kws": {"capsize": 2}} if err_style == "bars" else {}
+        labels, legend = (ax.get_xlabel(), ax.get_ylabel()), ax.get_legend()
         sns.lineplot(data=long_format(x, Y), x="x", y="y", estimator=statistic, errorbar=ERRORBAR[statistic],
                      err_style=err_style, seed=BOOTSTRAP_SEED, color=color, label=label, ax=ax, **kw, **line_kw)
-        ax.set(xlabel=None, ylabel=None)  # seaborn names the axes after the columns; the caller labels them
+        # seaborn names the axes after the columns and adds a legend: the caller labels the axes and decides the legend
+        ax.set(xlabel=labels[0], ylabel=labels[1])
+        if legend is None and ax.get_legend() is not None:
+            ax.get_legend().remove()
         return f"{DESCRIBE[statistic]} over {R} repetitions"
     for y in Y:
         ax.plot(x, y, color=color, lw=0.6, alpha=0.45)
     centre = np.nanmedian(Y, axis=0) if statistic == "median" else np.nanmean(Y, axis=0)
-    ax.plot(x, centre, color=color, label=f"{label} ({statistic} of {R}; thin: each)", **line_kw)
+    ax.plot(x, centre, color=color, label=label, **line_kw)  # the caller's label: the caption says what thin lines are
     return f"{R} repetition{'s' if R != 1 else ''}, each drawn thin, and their {statistic}"
+
+
+def describe(counts, statistic: str = "mean", min_repetitions: int = MIN_BAND_REPETITIONS) -> str:
+    """One phrase for a panel whose curves have the repetition ``counts`` (one per curve), drawn by `repetitions`."""
+    counts = sorted({int(c) for c in counts})
+    span = f"{counts[0]}" if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    if counts[-1] == 1:
+        return "one repetition"
+    if counts[0] >= min_repetitions:
+        return f"{DESCRIBE[statistic]} over {span} repetitions"
+    if counts[-1] < min_repetitions:
+        return f"{statistic} of {span} repetitions, each drawn thin"
+    return (f"{statistic} over repetitions; band: its {ERRORBAR_WORDS[statistic]} (curves of ≥ {min_repetitions} "
+            "repetitions); thin lines: each repetition (curves of fewer)")
 
 
 def identical_groups(curves: dict, rtol: float = 0.0, atol: float = 0.0) -> dict:

@@ -3,15 +3,24 @@ from __future__ import annotations
 
 import numpy as np
 
+from lsvi.pipeline import figure_style
 
-def band(ax, x, Y, label=None, k: float = 1.0, color=None, **kw):
-    """Mean of Y (R, K) over repetitions (axis 0) against x (K,), with a ±k sd band
-    (``np.std``, as the paper's ``jax.numpy.std``). Returns the line."""
-    Y = np.asarray(Y, dtype=float)
-    mean, sd = Y.mean(axis=0), Y.std(axis=0)
-    (line,) = ax.plot(x, mean, label=label, color=color, **kw)
-    ax.fill_between(x, mean - k * sd, mean + k * sd, color=line.get_color(), alpha=0.2, lw=0)
-    return line
+
+def band(ax, x, Y, label=None, color=None, **kw):
+    """Y (R, K) of R repetitions against x (K,) under the figures' house rules
+    (`lsvi.pipeline.figure_style.repetitions`): with ≥ 5 repetitions the mean and its bootstrap 95 % band (the
+    paper's figures draw mean ± 1 sd, which falls off a log or symlog axis and hides the other curves), with fewer
+    every repetition thin and their mean. Returns the line of the mean (the legend handle)."""
+    Y = np.atleast_2d(np.asarray(Y, dtype=float))
+    color = "C0" if color is None else color
+    before = len(ax.lines)
+    figure_style.repetitions(ax, x, Y, color=color, label=label, **kw)
+    return ax.lines[-1] if len(ax.lines) > before else None
+
+
+def repetitions_phrase(curves: dict) -> str:
+    """What the curves ``{label: (t, Y (R, K))}`` of a panel drawn by `band` show (`figure_style.describe`)."""
+    return figure_style.describe([np.atleast_2d(np.asarray(Y)).shape[0] for _, Y in curves.values()])
 
 
 def errorbars(ax, x, Y, label=None, k: float = 2.0, **kw):
@@ -45,12 +54,13 @@ def table_figure(df, title: str, fontsize: int = 7, width: float = 11.0):
 # quantity as the paper's "KL up to an unknown constant", with the constant chosen so that
 # 0 is a level no method under test defines. The y axis is symmetric-log (linear for
 # |y| < linthresh), so that blow-ups of 10³ nats and differences of 10⁻² nats near the
-# minimum are read on one panel; the ±1 sd band is clipped by the axes where it leaves them.
+# minimum are read on one panel; a band is clipped by the axes where it leaves them.
 
 
 def excess_panel(ax, curves: dict, ref: float, linthresh: float, styles: dict | None = None, t_min: int = 1,
                  t_max=None, marker=None, ref_label: str = "0 = L°"):
-    """Mean ± 1 sd of Y − ref for every label of ``curves`` on ``ax``, t in [t_min, t_max];
+    """Y − ref for every label of ``curves`` on ``ax`` (`band`: mean with its bootstrap band, or every
+    repetition where fewer than 5), t in [t_min, t_max];
     symlog y with ``linthresh`` (nats), a dotted line at 0 labelled ``ref_label``.
     ``styles`` {label: plot kwargs} (colour, linestyle). Returns {label: line}."""
     styles = styles or {}
@@ -98,15 +108,16 @@ def fig01_pima(curves: dict, ref: float, focus: list, styles: dict | None = None
     axl.set_xscale("log")
     axl.set_xlabel("iteration t")
     axl.set_ylabel(_EXCESS_LABEL)
-    axl.set_title(f"{dataset_label}, full covariance: all methods (mean ± 1 sd over repetitions)", fontsize=10)
+    axl.set_title(f"{dataset_label}, full covariance: all methods", fontsize=10)
     sub = {k: v for k, v in curves.items() if k in focus}
     excess_panel(axr, sub, ref, linthresh=0.01, marker=".", t_max=focus_t_max, ref_label=ref_label,
                  styles={k: {"color": colours[k], **styles.get(k, {})} for k in sub})
     axr.set_xlabel("iteration t")
     axr.set_ylabel(_EXCESS_LABEL.replace("symlog", "symlog, linear below 0.01"))
     axr.set_title(f"focus on GMMVI, LSVI and NGD, t ≤ {focus_t_max} (linear below 0.01 nats)", fontsize=10)
-    fig.legend(list(lines.values()), list(lines), loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.12, 1, 1))
+    fig.legend(list(lines.values()), list(lines), loc="lower center", ncol=3, fontsize=8, frameon=False,
+               title=repetitions_phrase(curves), title_fontsize=8)
+    fig.tight_layout(rect=(0, 0.15, 1, 1))
     return fig
 
 
@@ -135,9 +146,10 @@ def fig04_sonar(cost: dict, curves: dict, ref: float, styles: dict | None = None
     axr.set_xscale("log")
     axr.set_xlabel("iteration t")
     axr.set_ylabel(_EXCESS_LABEL.replace("symlog", "symlog, linear below 1"))
-    axr.set_title(title or "Sonar, full covariance (mean ± 1 sd over repetitions)", fontsize=10)
-    fig.legend(list(lines.values()), list(lines), loc="lower center", ncol=3, fontsize=8, frameon=False)
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    axr.set_title(title or "Sonar, full covariance", fontsize=10)
+    fig.legend(list(lines.values()), list(lines), loc="lower center", ncol=3, fontsize=8, frameon=False,
+               title=repetitions_phrase(curves), title_fontsize=8)
+    fig.tight_layout(rect=(0, 0.13, 1, 1))
     return fig
 
 
@@ -170,7 +182,7 @@ def _label_axes(ax, xlabel: str, ylabel: str, title: str = "", xscale=None, ysca
 
 
 def fig02_mnist(curves: dict, seconds: dict, t_min: int = 10, styles: dict | None = None, title: str = ""):
-    """Figure 2 (left): KL against elapsed time, mean ± 1 sd, iterations t ≥ ``t_min``.
+    """Figure 2 (left): KL against elapsed time (`band`), iterations t ≥ ``t_min``.
 
     ``seconds`` {label: seconds per iteration} (measured apart from the runs, see notebook
     22): the elapsed time at iteration t is t × seconds[label] (log y axis)."""
@@ -190,7 +202,7 @@ def fig05_mnist(cost: dict, curves: dict, styles: dict | None = None, title: str
     """Figure 5. Left: seconds per iteration against N (log–log), mean ± 2 sd over runs (the
     paper's) and the median (crosses, what `lsvi.exact.statistics.cost_scaling` reads), ``cost``
     {label: (N (K,), seconds (K, R))}, with a dotted slope-1 guide through the first label's
-    largest N. Right: KL against t (symlog x, log y), mean ± 1 sd."""
+    largest N. Right: KL against t (symlog x, log y), `band`."""
     import matplotlib.pyplot as plt
 
     fig, (axl, axr) = plt.subplots(1, 2, figsize=(12.5, 4.4))
@@ -215,7 +227,7 @@ def fig05_mnist(cost: dict, curves: dict, styles: dict | None = None, title: str
 
 def fig06_mnist(errors: dict, styles: dict | None = None, title: str = ""):
     """Figure 6: test misclassification rate of the posterior-mean classifier against t,
-    mean ± 1 sd; top linear axes, bottom log–log (t ≥ 1). ``errors`` {label: (t (K,), E (R, K))}."""
+    `band`; top linear axes, bottom log–log (t ≥ 1). ``errors`` {label: (t (K,), E (R, K))}."""
     import matplotlib.pyplot as plt
 
     fig, (axt, axb) = plt.subplots(2, 1, figsize=(7, 7.2))
@@ -240,7 +252,7 @@ def fig06_mnist(errors: dict, styles: dict | None = None, title: str = ""):
 
 def fig07_census(curves: dict, styles: dict | None = None, title: str = "", variant=None):
     """Figure 7: the KL loss L̂ (with the subsampled f̂ of eq. 21) against t (symlog x),
-    mean ± 1 sd. ``variant``: None or (curves, title) of a second panel (another batch
+    `band`. ``variant``: None or (curves, title) of a second panel (another batch
     size P, on its own scale)."""
     import matplotlib.pyplot as plt
 
