@@ -18,10 +18,10 @@ posteriordb commits its reference draws. The fingerprint of notebook 30 includes
 The runs (chosen here: the paper gives its settings, N = 10⁵, P = 10⁴, 3 runs, and nothing else)
 -----------------------------------------------------------------------------------------------------
 Run r (r = 0, …, ``runs`` − 1) is ``python -m lsvi.papers.lsvi.variable_selection_cli smc --num-particles N
---len-chain P --runs 1 --seed <seed + r>``, one fresh process per run, ``processes`` of them at a time, with the BLAS
-(the nested-logistic fits) and XLA asked for one thread each (`SINGLE_THREAD`; JAX 0.10 ignores the XLA flags). A run
-does not depend on them: with N = 4000, P = 200, seed 7, a run pinned to one core with these settings and a run
-without them on two cores gave the same particles bit for bit (2026-12-02, 2 Intel Xeon vCPUs).
+--len-chain P --runs 1 --seed <seed + r>`` (`variable_selection_cli.run_cli`, one fresh process per run), ``processes``
+of them at a time. A run does not depend on the thread count: with N = 4000, P = 200, seed 7, a run pinned to one core
+with one BLAS and XLA thread and a run with the defaults on two cores gave the same particles bit for bit
+(2026-12-02, 2 Intel Xeon vCPUs).
 Each run's output is kept in ``workdir`` (``smc_N<N>_P<P>_seed<s>.npz``) and reused when it is there, so an
 interrupted computation resumes where it stopped.
 
@@ -36,21 +36,17 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 
+from lsvi.papers.lsvi import variable_selection_cli
 from lsvi.pipeline.provenance import source_commit
 
 REFERENCE_DIR = "data/references/30_variable_selection"  # relative to the repository root
 REFERENCE_FILE = "smc_reference.json"
 SPREAD_MAX = 0.05  # max over predictors of the run-to-run spread (max - min) of the inclusion probabilities
-SINGLE_THREAD = {"XLA_FLAGS": "--xla_cpu_multi_thread_eigen=false intra_op_parallelism_threads=1",
-                 "OMP_NUM_THREADS": "1", "OPENBLAS_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
 
 
 class Settings(NamedTuple):
@@ -99,15 +95,11 @@ def run_file(workdir: str | Path, settings: Settings, seed: int) -> Path:
 
 
 def _run_one(settings: Settings, seed: int, workdir: Path, data_dir: str | None) -> dict:
-    """Run (or reuse) one SMC run in a fresh single-threaded process; return its record."""
+    """Run (or reuse) one SMC run in a fresh process; return its record."""
     out = run_file(workdir, settings, seed)
     if not out.is_file():
-        cmd = [sys.executable, "-m", "lsvi.papers.lsvi.variable_selection_cli", "smc",
-               "--num-particles", str(settings.num_particles), "--len-chain", str(settings.len_chain),
-               "--runs", "1", "--seed", str(seed), "--out", str(out)] + (["--data-dir", data_dir] if data_dir else [])
-        proc = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, **SINGLE_THREAD})
-        if proc.returncode != 0:
-            raise RuntimeError(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-3000:]}")
+        variable_selection_cli.run_cli("smc", out, num_particles=settings.num_particles, len_chain=settings.len_chain,
+                                       runs=1, seed=seed, data_dir=data_dir)
     with np.load(out) as z:
         info = json.loads(str(z["info"]))
         if (info["num_particles"], info["len_chain"]) != (settings.num_particles, settings.len_chain):
