@@ -11,6 +11,7 @@ and scheduled baselines (Fig. 7 / C.8 / C.9), the SKL-regression and iteration-p
 * `run_gamma_schedule`: BBVI with a per-iteration learning rate (blocks of `block` steps under `lax.scan`), returning the
   paper's baseline iterate averages: at every 200th iteration k the mean of the last 0.2k iterates, computed
   exactly from running sums kept every 40 iterations (0.2 × 200).
+* `rabvi_sqn_run`: RABVI with SQN (Appendix B.5), the optimiser `study_target` runs last for Fig. C.10.
 * `windowed_adagrad`: WAdagrad (PyMC's `adagrad_window`: d = ĝ/√(mean of the last n_win ĝ² + ε), n_win = 10,
   ε = 1e-6), the one baseline optimiser optax lacks.
 * `rabvi_diagnostics`: per epoch of a `RabviResult`, the true √SKL(λ̄_t, q*), RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2}
@@ -210,15 +211,42 @@ def advi_curve(V, num_steps: int, lam_star, seed: int = 0) -> dict:
             "seconds": c.info["seconds"], "info": c.info}
 
 
+SQN_TAG = 0x5351  # folded into the seed's key for SQN's y draws ("SQ")
+
+
+def rabvi_sqn_run(name: str, d: int, *, seed: int = 0, num_samples: int = 10, regression=None, k_max: int = 100_000,
+                  num_samples_y: int = 100, memory_size: int = 10, block_size: int = 20) -> dict:
+    """RABVI with SQN (Appendix B.5; `lsvi.core.bbvi.sqn`, m = 10, B = 20, 100 draws per y, avgRMSProp direction
+    before the first pair; κ estimated, as for the other non-averaged optimisers) on N(0, V_name) in dimension d,
+    mean-field family, from λ^(0) = 0 with `study_target`'s key PRNGKey(seed) and RABVI defaults. The y draws come
+    from that key folded with `SQN_TAG`, independent of the kernel's draws. {"result": RabviResult,
+    **rabvi_diagnostics}."""
+    from lsvi.core import targets
+    from lsvi.core.bbvi import kernel, rabvi, sqn
+
+    V = covariance(name, d)
+    log_target = targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V)))
+    fam = families.meanfield(d)
+    lam_star = q_star(fam, V)
+    key = jax.random.PRNGKey(seed)
+    opt = sqn.sqn_for(fam, log_target, jax.random.fold_in(key, SQN_TAG), num_samples_y=num_samples_y,
+                      memory_size=memory_size, block_size=block_size)
+    bb = kernel.build(fam, log_target, opt, num_samples)
+    reg = {} if regression is None else {"regression": regression}
+    res = rabvi.rabvi(bb, fam, jnp.zeros(2 * d), key, r=1.0, k_max=k_max, fix_kappa=False, **reg)
+    return {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
+
+
 def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
                  faso_gamma: float = 0.01, num_samples: int = 10, seed: int = 0, regression=None,
-                 k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None) -> dict:
+                 k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None, sqn_targets=None) -> dict:
     """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family:
     RABVI (paper defaults, one run per optimiser in `rabvi_optimizers`; κ fixed at 1 for the averaged ones),
     FASO (avgAdam at γ = `faso_gamma`, ε = 0.1), and each baseline of `baselines` (keys of `BASELINES`) for
     `num_steps` iterations from λ^(0) = 0. FASO gets the baselines' budget (k_max = `num_steps`); RABVI gets
     `k_max`. The FASO check-cost ratio is fixed at r = 1 (reproducibility). `rabvi_optimizers` may also hold "rmsprop",
-    "adam", "sgd" and "ngd" (the mean-field natural gradient, κ estimated for the non-averaged ones) for Fig. C.10.
+    "adam", "sgd" and "ngd" (the mean-field natural gradient, κ estimated for the non-averaged ones) for Fig. C.10,
+    and "sqn" (`rabvi_sqn_run`; run after the others, and only when `name` is in `sqn_targets`, None: every target).
     `advi_steps` > 0 adds PyMC's ADVI for that many iterations (`advi_curve`, out["advi"]; None when 0).
     For avgAdam, the learning rate after RABVI's stop is run with the rule off (`next_epoch_after_stop`, capped at
     `next_k_max`, default 4 × the stop epoch's iterations + 2,000): out["rabvi"]["avg_adam"]["next"]."""
@@ -233,13 +261,16 @@ def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES
     out = {"name": name, "d": d, "lam_star": lam_star, "rabvi": {}, "baselines": {}}
     reg = {} if regression is None else {"regression": regression}
     built = {}
-    for o in rabvi_optimizers:
+    for o in (o for o in rabvi_optimizers if o != "sqn"):
         bb = built[o] = kernel.build(fam, log_target, _optimizer(o), num_samples)
         res = rabvi.rabvi(bb, fam, lam0, key, r=1.0, k_max=k_max, fix_kappa=o.startswith("avg"), **reg)
         out["rabvi"][o] = {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
         if o == "avg_adam":
             cap = next_k_max if next_k_max is not None else 4 * (res.epochs[-1].iterations if res.epochs else 0) + 2000
             out["rabvi"][o]["next"] = next_summary(next_epoch_after_stop(bb, fam, res, key, k_max=cap), fam, lam_star)
+    if "sqn" in rabvi_optimizers and (sqn_targets is None or name in sqn_targets):
+        out["rabvi"]["sqn"] = rabvi_sqn_run(name, d, seed=seed, num_samples=num_samples, regression=regression,
+                                            k_max=k_max)
     bb = built.get("avg_adam") or kernel.build(fam, log_target, _optimizer("avg_adam"), num_samples)
     fr = faso.faso(bb, lam0, faso_gamma, key, eps=0.1, r=1.0, k_max=num_steps, meanfield_dim=d)
     out["faso"] = {"iterations": fr.iterations, "success": fr.success, "sqrt_skl": sqrt_skl(fam, fr.position, lam_star)}

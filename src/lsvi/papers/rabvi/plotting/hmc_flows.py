@@ -5,6 +5,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from lsvi.papers.rabvi.plotting.posteriordb import clipped_loglog, note_clipped
+
 COLORS = {"RABVI MF": "C0", "RABVI FR": "C2", "FASO flow": "C4", "HMC": "C1"}  # C.15's blue / green / orange
 ROWS = (("mean_err", "relative mean error", "log"), ("sd_err", "relative sd error", "log"),
         ("mmd2", "MMD² (unbiased)", "symlog"), ("undercoverage", "95 % under-coverage\n(mean over coordinates)", "linear"))
@@ -98,23 +100,27 @@ def equal_cost_bars(table, title: str = ""):
 def cost_curves(studies: dict, title: str = ""):
     """C.15-C.16: per posterior (columns), relative mean (top) and sd (bottom) error vs likelihood evaluations,
     log-log: RABVI MF / FR (one point per learning-rate epoch), FASO-flow (iterate averages) and HMC's running
-    estimate; vertical lines: RABVI's trigger points (its colour, dotted) and HMC's end of warmup (orange, dashed)."""
+    estimate; vertical lines: RABVI's trigger points (its colour, dotted) and HMC's end of warmup (orange, dashed).
+    Errors within [1e-4, 1e3] (`posteriordb.clipped_loglog`): at or above 1e3 open ▲ at 1e3, counted in the legend."""
     n = len(studies)
     fig, axes = plt.subplots(2, n, figsize=(4.0 * n + 0.5, 6.4), squeeze=False)
+    clipped = np.zeros((2, n), int)
     for j, s in enumerate(studies.values()):
         for lab, p in s["paths"].items():
             st = {"color": COLORS.get(lab, "k"), "lw": 1.8 if lab.startswith("RABVI") else 1.3,
                   "marker": "o" if lab.startswith("RABVI") else ("s" if lab == "FASO flow" else None), "ms": 3}
             for row, err in ((0, p.mean_err), (1, p.sd_err)):
                 ax = axes[row, j]
-                ax.loglog(p.cost, np.clip(err, 1e-4, 1e3), label=lab, **st)
+                clipped[row, j] += clipped_loglog(ax, p.cost, err, label=lab, **st)
                 if p.stop is not None and lab != "FASO flow":
                     ax.axvline(p.stop, color=st["color"], lw=0.9, ls="--" if lab == "HMC" else ":")
         axes[0, j].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
         axes[1, j].set(xlabel="likelihood (gradient) evaluations", ylabel="relative sd error")
-        axes[0, j].legend(fontsize=7)
-        for ax in axes[:, j]:  # decade labels only: minor labels overlap when the range spans < 2 decades
+        for row, ax in enumerate(axes[:, j]):  # decade labels only: minor labels overlap when the range spans < 2 decades
             ax.xaxis.set_minor_formatter(NullFormatter())
+            note_clipped(ax, clipped[row, j])
+            if row == 0 or clipped[row, j]:
+                ax.legend(fontsize=7)
     fig.suptitle(title or "C.15-C.16: error vs cost\ndotted: RABVI trigger, dashed: end of HMC warmup", fontsize=10)
     fig.tight_layout()
     return fig

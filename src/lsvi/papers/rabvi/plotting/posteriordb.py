@@ -5,10 +5,33 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
+from lsvi.pipeline.figure_style import at_limit
+
 COLORS = {"RABVI MF": "C0", "RABVI FR": "C1", "FASO": "C2", "Adam": "C3", "Adam-ED": "C4", "Adam-C": "C5",
           "SGD-ED": "C6"}
 XI_COLORS = ("C0", "C9", "navy", "C7")  # RABVI at several ξ (Fig. 2), largest ξ first
 CLIP = (1e-4, 1e3)  # errors drawn within these limits (a diverging baseline would hide the others)
+
+
+def clipped_loglog(ax, x, err, clip=CLIP, **style) -> int:
+    """Draw the error curve (x, err) on log–log axes within ``clip`` = (low, high): points in range as the curve,
+    points at or above ``high`` (and non-finite ones: a diverged run) not as curve values but as open ▲ at ``high``
+    (`lsvi.pipeline.figure_style.at_limit`), points at or below ``low`` as open ▼ at ``low``. Returns the number of
+    points drawn at the upper limit (for the legend)."""
+    x, err = np.asarray(x, float), np.asarray(err, float)
+    high = ~np.isfinite(err) | (err >= clip[1])
+    low = np.isfinite(err) & (err <= clip[0])
+    ax.loglog(x, np.where(high | low, np.nan, err), **style)
+    color = style.get("color", "k")
+    at_limit(ax, x, np.where(low, clip[0], np.nan), clip[0], color=color, marker="v", label="_nolegend_")
+    return at_limit(ax, x, np.where(high, clip[1], np.nan), clip[1], color=color, label="_nolegend_")
+
+
+def note_clipped(ax, count: int, clip=CLIP) -> None:
+    """A legend entry (no artist drawn) counting the points of ``ax`` at the upper clip limit."""
+    if count:
+        ax.plot([], [], ls="none", marker="^", color="0.3", mfc="white", ms=7,
+                label=f"at the clip $10^{{{np.log10(clip[1]):.0f}}}$: diverged ({count} point{'s' if count > 1 else ''})")
 
 
 def _style(label: str, xi_rank: int):
@@ -26,12 +49,14 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
     ‖(σ − σ̂)/σ‖₂ (bottom) vs iterations for every method (`rabvi_posteriordb.Curve`), log–log, one colour per
     method in every panel. RABVI: the average at the end of each learning rate (circles); a method's stopping
     point: dotted vertical line of its colour and a red dot (RABVI: where the rule RSKL·RI > τ fires; its curve
-    continues with the rule off). Errors are drawn clipped to [1e-4, 1e3]. ``methods``: labels to draw (default
+    continues with the rule off). Errors are drawn within [1e-4, 1e3] (`clipped_loglog`): values at or above 1e3
+    (diverged) as open ▲ at 1e3, counted in the panel's legend, never as curve values. ``methods``: labels to draw (default
     all); ``skip``: leave out the labels starting with it. ``mmd``: a third row, Fig. C.14's MMD² (curves that
     carry one), with the study's "mmd_floor" (|MMD²| of held-out reference draws) as a grey line."""
     n = len(studies)
     nrows = 3 if mmd else 2
     fig, axes = plt.subplots(nrows, n, figsize=(4.0 * n + 0.5, 3.2 * nrows), squeeze=False)
+    clipped = np.zeros((nrows, n), int)
     for j, s in enumerate(studies.values()):
         xi_rank = 0
         for lab, c in s["curves"].items():
@@ -44,7 +69,7 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
                 rows.append((2, c.mmd, c.stop_mmd))
             for row, err, stop_err in rows:
                 ax = axes[row, j]
-                ax.loglog(c.iterations, np.clip(err, *CLIP), label=lab, **st)
+                clipped[row, j] += clipped_loglog(ax, c.iterations, err, label=lab, **st)
                 if c.stop is not None:
                     ax.axvline(c.stop, color=st["color"], lw=0.8, ls=":")
                     ax.loglog([c.stop], [np.clip(stop_err, *CLIP)], "o", color="red", ms=6, zorder=5)
@@ -57,10 +82,13 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
                                    label="|MMD²| of held-out reference draws")
                 axes[2, j].legend(fontsize=7)
             axes[2, j].set(xlabel="iterations", ylabel="MMD² (Fig. C.14)")
-        for ax in axes[:, j]:
+        for row, ax in enumerate(axes[:, j]):
             ax.xaxis.set_minor_formatter(NullFormatter())  # overlapping 3x10^3, 4x10^3 ... otherwise
-        axes[0, j].legend(fontsize=7)
+            note_clipped(ax, clipped[row, j])
+            if row == 0 or clipped[row, j]:
+                ax.legend(fontsize=7)
     if title:
-        fig.suptitle(title + "\nred dots: stopping points; errors clipped to [1e-4, 1e3]", fontsize=10)
+        fig.suptitle(title + "\nred dots: stopping points; ▲: error at or above 1e3 (diverged), drawn at 1e3",
+                     fontsize=10)
     fig.tight_layout()
     return fig
