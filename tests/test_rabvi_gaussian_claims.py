@@ -18,8 +18,8 @@ def _studies(advi_vals, ngd=None, names=("identity", "diagonal", "uniform", "ban
         s = {"d": 10, "rabvi": {"avg_adam": _run(0.05)}, "baselines": {},
              "advi": {"iterations": np.array([1000, 2000, 3000, 4000]), "sqrt_skl": np.array(advi_vals[i]),
                       "stop_iteration": None}}
-        if ngd is not None:
-            s["rabvi"]["ngd"] = ngd[i]
+        if ngd is not None:  # the same runs for the paper's NGD step (B.14) and ours in (τ, ψ)
+            s["rabvi"]["ngd_natural"] = s["rabvi"]["ngd"] = ngd[i]
         out[n] = s
     return out
 
@@ -44,6 +44,23 @@ def test_ngd_instability_claim():
         runs = [stable[0], bad, stable[2], stable[3]]  # "diagonal" is the second name
         c = [c for c in rc.c10_claims(_studies([[1] * 4] * 4, runs)) if c["id"] == "figC10_ngd_unstable_diagonal"][0]
         assert c["passed"]
+
+
+def test_ngd_rows_read_the_paper_step_and_ours_apart():
+    """The paper row reads the B.14 runs ("ngd_natural"), the `beyond` row our (τ, ψ) NGD ("ngd"); each row exists
+    only when its runs do."""
+    stable, unstable = [_run(0.03) for _ in range(4)], [_run(0.03), _run(0.5), _run(0.03), _run(0.03)]
+    st = _studies([[1] * 4] * 4)
+    for s, a, b in zip(st.values(), unstable, stable):
+        s["rabvi"]["ngd_natural"], s["rabvi"]["ngd"] = a, b
+    rows = {c["id"]: c for c in rc.c10_claims(st)}
+    paper, ours = rows["figC10_ngd_unstable_diagonal"], rows["figC10_ngd_tau_psi_unstable_diagonal"]
+    assert paper["passed"] and paper["kind"] == "paper" and "B.14" in paper["note"]
+    assert not ours["passed"] and ours["kind"] == "beyond"
+    for s in st.values():
+        del s["rabvi"]["ngd_natural"]
+    rows = {c["id"]: c for c in rc.c10_claims(st)}
+    assert "figC10_ngd_unstable_diagonal" not in rows and "figC10_ngd_tau_psi_unstable_diagonal" in rows
 
 
 def _c10(studies, cid):

@@ -43,9 +43,17 @@ class BBVI(NamedTuple):
     run: Callable
 
 
+def subtract(position, direction, step_size):
+    """The step of eq. 4: λ − γ d (the default ``apply`` of `build`)."""
+    return position - step_size * direction
+
+
 def build(family: Family, log_target: Callable, optimizer: optax.GradientTransformation,
           num_samples: int = 10) -> BBVI:
-    """`log_target` θ (d,) -> scalar (unnormalised log π); `num_samples` = M (default 10)."""
+    """`log_target` θ (d,) -> scalar (unnormalised log π); `num_samples` = M (default 10). The step from the
+    optimiser's direction d is `subtract` (eq. 4), unless the optimiser carries its own ``apply(λ, d, γ) -> λ'``
+    (`lsvi.core.bbvi.optimizers.SteppedTransformation`, e.g. eq. B.14's step in the natural parameters)."""
+    apply = getattr(optimizer, "apply", subtract)
     logp = jax.vmap(log_target)
 
     if family.entropy is not None:
@@ -66,7 +74,7 @@ def build(family: Family, log_target: Callable, optimizer: optax.GradientTransfo
         z = jax.random.normal(key, (num_samples, family.dim))
         loss, g = grad(state.position, z)
         d, opt_state = optimizer.update(g, state.opt_state, state.position)
-        return State(state.position - step_size * d, opt_state), Info(loss, jnp.linalg.norm(g))
+        return State(apply(state.position, d, step_size), opt_state), Info(loss, jnp.linalg.norm(g))
 
     def run(key, state: State, step_size, num_steps: int):
         """`num_steps` steps at fixed γ: (final State, iterates (num_steps, P), Info per step)."""

@@ -9,7 +9,7 @@ optimiser serves every fixed learning rate of RABVI.
   ν^{(k+1)} = (k+1)^{-1} Σ_{k'≤k} ĝ^{(k')}⊙ĝ^{(k')} — the only part optax lacks, written here as
   `scale_by_averaged_rms`; avgAdam divides optax's bias-corrected first-moment EMA (optax.ema) by that average
   (optax.scale_by_adam cannot do it: its b2 is a constant);
-* `ngd_meanfield`: natural gradient descent (Appendix B.6, eq. B.12) for the mean-field family
+* `ngd_meanfield`: natural gradient descent (Appendix B.6, eq. B.12, in the family's own coordinates) for the mean-field family
   λ = (τ, ψ), q_λ = N(τ, diag e^{2ψ}): d = F(λ)^{-1} ĝ with the exact Fisher information of q_λ in these
   coordinates. Since log q = Σ_i [−ψ_i − (θ_i − τ_i)² e^{−2ψ_i}/2] + const,
   ∂_{τ_i} log q = (θ_i − τ_i)/σ_i², ∂_{ψ_i} log q = (θ_i − τ_i)²/σ_i² − 1 (σ_i = e^{ψ_i}), so with
@@ -17,7 +17,15 @@ optimiser serves every fixed learning rate of RABVI.
   E[z_i(z_i² − 1)]/σ_i = 0. Hence F^{-1} = diag(σ², 1/2) and d = (σ² ⊙ ĝ_τ, ĝ_ψ/2). The Fisher depends on λ
   only, so it is an optax transform that reads `params` (the kernel passes λ) and keeps no state. The
   full-rank family is not covered (its Fisher in the log-Cholesky coordinates is not diagonal).
-  SQN (Appendix B.5) is not implemented.
+* `natural_parameter_meanfield` (a `SteppedTransformation`: direction ĝ, step `natural_parameter_step`): Khan & Lin's NGD as Appendix B.6 writes it,
+  eq. B.14, η ← η − γ ∇_m D with η = (μ/σ², −1/(2σ²)) the natural and m = (μ, μ² + σ²) the expectation parameters
+  of each coordinate. By the chain rule from ĝ = (ĝ_τ, ĝ_ψ) (s = σ² = e^{2ψ}): ∂D/∂m₂ = ∂D/∂s = ĝ_ψ/(2s) and
+  ∂D/∂m₁ = ĝ_τ − 2μ ∂D/∂s, so η₂' = −(1 + γĝ_ψ)/(2s) and, mapped back, σ'² = σ²/(1 + γĝ_ψ),
+  μ' = μ − γσ²ĝ_τ/(1 + γĝ_ψ) (derived here): to first order in γ the step of `ngd_meanfield`, but not for the large
+  γ of RABVI's first epochs. Where 1 + γĝ_ψ ≤ 0 the step leaves the natural-parameter space (σ'² would be negative
+  or infinite): the paper does not say what happens then; here the iterate becomes NaN (the run has diverged, and
+  FASO and RABVI report a failure), rather than a guard the paper does not describe.
+* SQN (Appendix B.5): `lsvi.core.bbvi.sqn`.
 
 Constants the paper does not state (chosen here): β = 0.9 for RMSProp's ν, Adam's
 (b1, b2) = (0.9, 0.999), avgAdam's momentum b1 = 0.9 with bias correction, ε = 1e-8 everywhere.
@@ -29,7 +37,7 @@ reliability of black-box variational inference. arXiv:2203.15945.
 """
 from __future__ import annotations
 
-from typing import NamedTuple
+from typing import Callable, NamedTuple
 
 import jax.numpy as jnp
 import optax
@@ -108,10 +116,39 @@ def ngd_meanfield() -> optax.GradientTransformation:
     return optax.GradientTransformation(init_fn, update_fn)
 
 
+class SteppedTransformation(NamedTuple):
+    """An optax transform (``init``, ``update``: the direction d) with its own step ``apply(λ, d, γ) -> λ'``, for a
+    step that is not λ − γ d (`lsvi.core.bbvi.kernel.build` uses ``apply`` when the optimiser has one)."""
+    init: Callable
+    update: Callable
+    apply: Callable
+
+
+def natural_parameter_meanfield() -> SteppedTransformation:
+    """Eq. B.14 for the mean-field family: direction d = ĝ unchanged (optax.identity), step
+    `natural_parameter_step` (it reads the current λ and γ). Stateless."""
+    identity = optax.identity()
+    return SteppedTransformation(identity.init, identity.update, natural_parameter_step)
+
+
+def natural_parameter_step(position, direction, step_size):
+    """Eq. B.14 for the mean-field family λ = (τ, ψ) (P = 2d) from ĝ = ``direction``: with a = 1 + γĝ_ψ,
+    τ' = τ − γ e^{2ψ} ĝ_τ / a, ψ' = ψ − ½ log a (module docstring); NaN where a ≤ 0 (the natural parameter
+    −1/(2σ²) would leave (−∞, 0))."""
+    d = position.shape[-1] // 2
+    tau, psi = position[..., :d], position[..., d:]
+    g_tau, g_psi = direction[..., :d], direction[..., d:]
+    a = 1.0 + step_size * g_psi
+    a = jnp.where(a > 0, a, jnp.nan)
+    return jnp.concatenate([tau - step_size * jnp.exp(2 * psi) * g_tau / a, psi - 0.5 * jnp.log(a)], axis=-1)
+
+
 OPTIMIZERS = {"sgd": sgd, "rmsprop": rmsprop, "adam": adam, "avg_rmsprop": avg_rmsprop, "avg_adam": avg_adam,
-              "ngd": ngd_meanfield}
+              "ngd": ngd_meanfield, "ngd_natural": natural_parameter_meanfield}
 
 
 def get(name: str) -> optax.GradientTransformation:
     """The optimiser called `name` (keys of `OPTIMIZERS`) with its default constants."""
+    if name not in OPTIMIZERS:
+        raise ValueError(f"unknown optimiser {name!r}; known: {', '.join(OPTIMIZERS)}")
     return OPTIMIZERS[name]()

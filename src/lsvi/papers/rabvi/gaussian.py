@@ -239,14 +239,17 @@ def rabvi_sqn_run(name: str, d: int, *, seed: int = 0, num_samples: int = 10, re
 
 def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
                  faso_gamma: float = 0.01, num_samples: int = 10, seed: int = 0, regression=None,
-                 k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None, sqn_targets=None) -> dict:
+                 k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None,
+                 optimizer_targets: dict | None = None) -> dict:
     """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family:
     RABVI (paper defaults, one run per optimiser in `rabvi_optimizers`; κ fixed at 1 for the averaged ones),
     FASO (avgAdam at γ = `faso_gamma`, ε = 0.1), and each baseline of `baselines` (keys of `BASELINES`) for
     `num_steps` iterations from λ^(0) = 0. FASO gets the baselines' budget (k_max = `num_steps`); RABVI gets
     `k_max`. The FASO check-cost ratio is fixed at r = 1 (reproducibility). `rabvi_optimizers` may also hold "rmsprop",
-    "adam", "sgd" and "ngd" (the mean-field natural gradient, κ estimated for the non-averaged ones) for Fig. C.10,
-    and "sqn" (`rabvi_sqn_run`; run after the others, and only when `name` is in `sqn_targets`, None: every target).
+    "adam", "sgd", "ngd" (the mean-field natural gradient in λ's coordinates) and "ngd_natural" (Khan & Lin's step
+    in the natural parameters, eq. B.14) — κ estimated for the non-averaged ones — and "sqn" (`rabvi_sqn_run`, run
+    after the others) for Fig. C.10. `optimizer_targets` {optimiser: targets}: an optimiser listed there runs only on
+    those targets (absent: on every target).
     `advi_steps` > 0 adds PyMC's ADVI for that many iterations (`advi_curve`, out["advi"]; None when 0).
     For avgAdam, the learning rate after RABVI's stop is run with the rule off (`next_epoch_after_stop`, capped at
     `next_k_max`, default 4 × the stop epoch's iterations + 2,000): out["rabvi"]["avg_adam"]["next"]."""
@@ -261,14 +264,16 @@ def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES
     out = {"name": name, "d": d, "lam_star": lam_star, "rabvi": {}, "baselines": {}}
     reg = {} if regression is None else {"regression": regression}
     built = {}
-    for o in (o for o in rabvi_optimizers if o != "sqn"):
+    targets_of = optimizer_targets or {}
+    wanted = [o for o in rabvi_optimizers if o not in targets_of or name in targets_of[o]]
+    for o in (o for o in wanted if o != "sqn"):
         bb = built[o] = kernel.build(fam, log_target, _optimizer(o), num_samples)
         res = rabvi.rabvi(bb, fam, lam0, key, r=1.0, k_max=k_max, fix_kappa=o.startswith("avg"), **reg)
         out["rabvi"][o] = {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
         if o == "avg_adam":
             cap = next_k_max if next_k_max is not None else 4 * (res.epochs[-1].iterations if res.epochs else 0) + 2000
             out["rabvi"][o]["next"] = next_summary(next_epoch_after_stop(bb, fam, res, key, k_max=cap), fam, lam_star)
-    if "sqn" in rabvi_optimizers and (sqn_targets is None or name in sqn_targets):
+    if "sqn" in wanted:
         out["rabvi"]["sqn"] = rabvi_sqn_run(name, d, seed=seed, num_samples=num_samples, regression=regression,
                                             k_max=k_max)
     bb = built.get("avg_adam") or kernel.build(fam, log_target, _optimizer("avg_adam"), num_samples)

@@ -5,9 +5,11 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import FuncFormatter, NullFormatter
 
-COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3", "ngd": "C5", "sqn": "C4"}
+COLORS = {"sgd": "k", "avg_rmsprop": "C0", "avg_adam": "C1", "rmsprop": "C2", "adam": "C3", "ngd": "C5", "sqn": "C4",
+          "ngd_natural": "C9"}
 LABELS = {"sgd": "SGD", "avg_rmsprop": "avgRMSProp", "avg_adam": "avgAdam", "rmsprop": "RMSProp", "adam": "Adam",
-          "ngd": "NGD (mean field, F⁻¹ĝ)", "sqn": "SQN (L-BFGS, B.5)"}
+          "ngd": "NGD in (τ, ψ), F⁻¹ĝ (ours)", "sqn": "SQN (L-BFGS, B.5)", "ngd_natural": "NGD, natural-parameter step (B.14)"}
+LINESTYLES = {"ngd_natural": "--"}  # drawn over NGD in (τ, ψ), which it follows closely
 
 
 def thm_rabvi_theory(summaries: dict, floors: dict, bounds: dict, prop52: dict):
@@ -241,7 +243,7 @@ def rabvi_figC10_optimizers(studies: dict, xi: float, labels: dict):
             c = COLORS.get(o, "grey")
             res = r["result"]
             ok = np.array([e.success for e in res.epochs])
-            ax.loglog(r["cum_iterations"], r["true"], "-", color=c, lw=1.5, label=LABELS.get(o, o))
+            ax.loglog(r["cum_iterations"], r["true"], LINESTYLES.get(o, "-"), color=c, lw=1.5, label=LABELS.get(o, o))
             ax.loglog(r["cum_iterations"][ok], r["true"][ok], "o", color=c, ms=4)
             ax.loglog(r["cum_iterations"][~ok], r["true"][~ok], "x", color=c, ms=8)
             ax.axvline(r["cum_iterations"][-1], color=c, lw=0.8, ls="-" if res.terminated else ":")
