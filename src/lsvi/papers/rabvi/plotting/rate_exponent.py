@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import matplotlib.pyplot as plt
 import numpy as np
-from matplotlib.ticker import NullFormatter
+from matplotlib.ticker import NullFormatter, NullLocator
 
 from lsvi.papers.rabvi import rate_exponent as re_
 
@@ -42,14 +42,17 @@ def rate_exponent_figure(runs, paths: dict, labels: dict):
             p = paths.get((opt, t))
             if p is None or not len(p):
                 continue
-            x = p[:, 0] * (1 + 0.04 * (j - (len(targets) - 1) / 2))  # small horizontal offset per target
+            x = p[:, 0] * (1 + 0.03 * (j - (len(targets) - 1) / 2))  # small horizontal offset per target
             a.errorbar(x, p[:, 1], yerr=[p[:, 1] - p[:, 2], p[:, 3] - p[:, 1]], fmt="o-", ms=4, lw=1, capsize=2,
                        color=colour[t], label=labels.get(t, t))
         a.set_xscale("log")
         a.set(ylim=(0, 1.05), xlabel=r"learning rate $\gamma_t$ (fit on the epochs down to $\gamma_t$)",
               ylabel="κ: posterior median, 95 % CI", title=f"({'bc'[k - 1]}) {title}")
-        a.legend(fontsize=7, loc="lower left")
-    for a in ax:
+        a.legend(fontsize=7, loc="best")
+    gammas = sorted({float(g) for r in runs for g in r.gamma})
+    for a in ax:  # ticks at the learning rates themselves (a factor ρ apart), not at decades
         a.xaxis.set_minor_formatter(NullFormatter())
+        a.set_xticks(gammas, [f"{g:.3g}" for g in gammas], fontsize=7, rotation=45)
+        a.xaxis.set_minor_locator(NullLocator())
     fig.tight_layout()
     return fig
