@@ -37,3 +37,19 @@ def test_posterior_concentrates_on_the_true_model():
     best = grid[np.argmax(lp)]
     np.testing.assert_array_equal(best, [1, 1, 1, 0, 0, 0, 0, 0])
     assert saturated_residual_variance(Z, y) < 0.5
+
+
+def test_closed_form_claim_against_particles_passes_and_fails():
+    """`particles_agreement` on synthetic data agrees to rounding; the row PASSes there, FAILs with a difference
+    above the tolerance, and is not assessable on too few models."""
+    from lsvi.papers.lsvi.variable_selection import particles_agreement
+    from lsvi.papers.lsvi.variable_selection_claims import closed_form_claims
+
+    Z, y = synthetic()
+    Z = Z[:, ::-1]  # the intercept last, as in Concrete
+    a = particles_agreement(vs_posterior(Z, y), Z, y, num_models=120, seed=3)
+    assert a["max_abs_diff"] < 1e-8 and a["log_post_range"] > 1.0
+    (row,) = closed_form_claims(a)
+    assert row["passed"] and row["assessable"] and row["kind"] == "reference"
+    assert not closed_form_claims({**a, "max_abs_diff": 1e-3})[0]["passed"]
+    assert not closed_form_claims({**a, "num_models": 50})[0]["assessable"]
