@@ -129,7 +129,7 @@ def test_accuracy_figure_plots_the_curves(tmp_path):
     np.testing.assert_allclose(lines["Adam"].get_ydata(), [2.0, np.nan])  # 1e5 is above the clip: not a curve value
     marks = [ln for ln in top.lines if ln.get_marker() == "^" and len(ln.get_xdata())]
     assert len(marks) == 1 and list(marks[0].get_xdata()) == [200] and list(marks[0].get_ydata()) == [1e3]  # ▲ at 1e3
-    assert any("diverged (1 point)" in t.get_text() for t in top.get_legend().get_texts())  # counted in the legend
+    assert any("(1 point)" in t.get_text() for t in top.get_legend().get_texts())  # counted in the legend
     np.testing.assert_allclose({ln.get_label(): ln for ln in bottom.lines}["RABVI MF"].get_ydata(), [2.0, 1.0])  # sd
     stop = [ln for ln in top.lines if ln.get_color() == "red"]
     assert len(stop) == 1 and stop[0].get_xdata()[0] == 200 and stop[0].get_ydata()[0] == 0.5  # the trigger dot

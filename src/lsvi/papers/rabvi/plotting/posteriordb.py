@@ -15,7 +15,8 @@ CLIP = (1e-4, 1e3)  # errors drawn within these limits (a diverging baseline wou
 
 def clipped_loglog(ax, x, err, clip=CLIP, **style) -> int:
     """Draw the error curve (x, err) on log–log axes within ``clip`` = (low, high): points in range as the curve,
-    points at or above ``high`` (and non-finite ones: a diverged run) not as curve values but as open ▲ at ``high``
+    points at or above ``high`` (and non-finite ones: a diverged run, or a running estimate far off early on) not as
+    curve values but as open ▲ at ``high``
     (`lsvi.pipeline.figure_style.at_limit`), points at or below ``low`` as open ▼ at ``low``. Returns the number of
     points drawn at the upper limit (for the legend)."""
     x, err = np.asarray(x, float), np.asarray(err, float)
@@ -31,7 +32,7 @@ def note_clipped(ax, count: int, clip=CLIP) -> None:
     """A legend entry (no artist drawn) counting the points of ``ax`` at the upper clip limit."""
     if count:
         ax.plot([], [], ls="none", marker="^", color="0.3", mfc="white", ms=7,
-                label=f"at the clip $10^{{{np.log10(clip[1]):.0f}}}$: diverged ({count} point{'s' if count > 1 else ''})")
+                label=f"at or above the clip $10^{{{np.log10(clip[1]):.0f}}}$ ({count} point{'s' if count > 1 else ''})")
 
 
 def _style(label: str, xi_rank: int):
@@ -88,7 +89,7 @@ def accuracy_curves(studies: dict, title: str = "", methods=None, skip: str | No
             if row == 0 or clipped[row, j]:
                 ax.legend(fontsize=7)
     if title:
-        fig.suptitle(title + "\nred dots: stopping points; ▲: error at or above 1e3 (diverged), drawn at 1e3",
+        fig.suptitle(title + "\nred dots: stopping points; △: error at or above 1e3 (a diverged run), drawn at 1e3",
                      fontsize=10)
     fig.tight_layout()
     return fig
