@@ -120,3 +120,26 @@ def test_bootstrap_ratio_of_paired_repetitions():
     assert np.isclose(point, 2.0) and np.isclose(lo, 2.0) and np.isclose(hi, 2.0)  # no spread: a point interval
     point, lo, hi = rc.bootstrap_ratio(pd.DataFrame(rows), "iterations", [200], [100])
     assert np.isclose(point, 2.0)
+
+
+def test_ablation_rows_judge_each_target():
+    """C.19-C.24 draw one figure per target: "not too sensitive" holds on every target or fails on one."""
+    bad = {0.01: (2000, 0.01), 0.1: (20000, 0.04), 0.3: (3000, 0.05), 0.5: (3000, 0.06)}
+    both_good = _rows("gamma0", GOOD, targets=("identity", "banded"))
+    c = {x["id"]: x for x in rc.ablation_claims(both_good, 5)}
+    assert _status(c["abl_gamma0_accuracy_insensitive"]) == "PASS" and "banded" in c["abl_gamma0_accuracy_insensitive"]["measured"]
+    assert _status(c["abl_gamma0_runtime_insensitive"]) == "PASS" and "every target" in c["abl_gamma0_runtime_insensitive"]["criterion"]
+    one_bad = _rows("gamma0", GOOD, targets=("identity",)) + _rows("gamma0", bad, seed=1, targets=("banded",))
+    c = {x["id"]: x for x in rc.ablation_claims(one_bad, 5)}
+    assert _status(c["abl_gamma0_accuracy_insensitive"]) == "FAIL"  # 6 on banded
+    assert _status(c["abl_gamma0_runtime_insensitive"]) == "FAIL"
+    assert _status(c["abl_gamma0_extreme_longer"]) == "PASS"  # longer on identity: "can lead to"
+    # one target settled at PASS, the other with an interval across 3: not settled, the target named
+    wide = _rows("gamma0", {0.01: (40000, 0.02), 0.1: (5000, 0.02), 0.3: (3000, 0.02), 0.5: (3000, 0.06)}, jitter=0.0,
+                 targets=("banded",))
+    rng = np.random.default_rng(3)
+    for r in wide:
+        if r["value"] == 0.5:
+            r["sqrt_skl"] *= float(np.exp(0.8 * rng.standard_normal()))
+    row = rc.ablation_claims(_rows("gamma0", GOOD, targets=("identity",)) + wide, 5)[0]
+    assert _status(row) == "NA" and row["note"].startswith("banded: ")

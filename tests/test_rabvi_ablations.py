@@ -93,3 +93,16 @@ def test_reference_optimum_recovers_the_exact_mean_field_optimum():
     lam_ref, spread = ra.reference_optimum(fam, targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V))), 4000)
     star = np.asarray(fam.init(np.zeros(2), np.diag(1.0 / np.diag(np.linalg.inv(V)))))
     assert np.sqrt(ra.meanfield_skl(lam_ref[None], star)[0]) < 0.05 and spread < 0.05
+
+
+def test_ablation_study_runs_a_repeated_setting_once(monkeypatch):
+    """Every grid holds its parameter's default: the all-defaults run is made once per target and repetition."""
+    calls = []
+    real = ra._rabvi_run
+    monkeypatch.setattr(ra, "_rabvi_run", lambda *a, **k: calls.append(a[3]) or real(*a, **k))
+    rows = ra.ablation_study({"gamma0": [0.3, 0.5], "tau": [1.0]}, ["identity"], 2, 1, seed=0)
+    assert len(rows) == 3 and len(calls) == 2  # γ₀ = 0.3 and τ = 1 are both the defaults
+    a, b = rows[0], rows[2]
+    assert (a["parameter"], b["parameter"]) == ("gamma0", "tau")
+    assert {k: v for k, v in a.items() if k not in ("parameter", "value")} == \
+        {k: v for k, v in b.items() if k not in ("parameter", "value")}

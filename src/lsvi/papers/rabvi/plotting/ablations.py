@@ -73,27 +73,33 @@ def _identical_groups(sub: list[dict], values: list) -> list[list]:
 
 def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1, title: str = "RABVI ablations (Figs C.19–C.24, bottom row)",
                           clip: float = 1e3):
-    """Per parameter: iterations at termination vs SKL(q̂, q*) at the trigger point, one open marker per run; one
-    marker shape and colour per parameter value (the default in black), so overlapping values stay visible; values
-    whose runs are identical are drawn once and labelled together ("ε₀ = 0.05 = 0.1"). Runs whose rule never fired
-    (at K_max) are filled red-edged; SKL above ``clip`` × ξ² is drawn at the clip as ▲ and counted in the legend;
-    ξ² dotted. Targets are told apart by marker size (first target largest)."""
+    """Per parameter and target (one row of panels per target when there are several, as the paper's figures draw each
+    target apart): iterations at termination vs SKL(q̂, q*) at the trigger point, one open marker per run; one marker
+    shape and colour per parameter value (the default in black), so overlapping values stay visible; values whose runs
+    are identical are drawn once and labelled together ("ε₀ = 0.05 = 0.1"). Runs whose rule never fired (at K_max)
+    are filled red-edged; SKL above ``clip`` × ξ² is drawn at the clip as ▲ and counted in the legend; ξ² dotted.
+    The iterations axis is logarithmic when they span more than a factor 20."""
     present = {r["parameter"] for r in rows}
     params = [p for p in ABLATIONS if p in present]
     targets = list(dict.fromkeys(r["target"] for r in rows))
     markers = "osD^vP*"
-    cols = min(max(len(params), 1), 3)
-    nrows = int(np.ceil(max(len(params), 1) / cols))
-    fig, axes = plt.subplots(nrows, cols, figsize=(4.6 * cols, 3.8 * nrows), squeeze=False)
-    for ax in axes.flat[len(params):]:
+    if len(targets) > 1:
+        panels = [(t, p) for t in targets for p in params]
+        nrows, cols = len(targets), len(params)
+    else:
+        panels = [(targets[0] if targets else None, p) for p in params]
+        cols = min(max(len(params), 1), 3)
+        nrows = int(np.ceil(max(len(params), 1) / cols))
+    fig, axes = plt.subplots(nrows, cols, figsize=(4.3 * cols, 3.6 * nrows), squeeze=False)
+    for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     if not params:
         axes[0, 0].set_visible(True)
         axes[0, 0].text(0.5, 0.5, "not run at this scale", ha="center", va="center", transform=axes[0, 0].transAxes)
         axes[0, 0].set_axis_off()
     top = clip * xi**2
-    for ax, p in zip(axes.flat, params):
-        sub = [r for r in rows if r["parameter"] == p]
+    for ax, (t, p) in zip(axes.flat, panels):
+        sub = [r for r in rows if r["parameter"] == p and r["target"] == t]
         values = sorted(set(r["value"] for r in sub))
         cmap = plt.get_cmap("viridis", max(len(values), 2))
         n_clipped = 0
@@ -103,36 +109,33 @@ def rabvi_fig19_ablations(rows: list[dict], xi: float = 0.1, title: str = "RABVI
             color = "k" if default else cmap(values.index(v))
             label = f"{SYMBOLS[p]} = " + " = ".join(f"{u:g}" for u in group) + (" (default)" if default else "") \
                 + (" (identical runs)" if len(group) > 1 else "")
-            for j, t in enumerate(targets):
-                mine = [r for r in sub if r["value"] == v and r["target"] == t]
-                if not mine:
-                    continue
-                x = np.array([r["iterations"] for r in mine], float)
-                y = np.array([r["sqrt_skl"] ** 2 for r in mine])
-                fired = np.array([bool(r.get("terminated", True)) for r in mine])
-                over = ~(y <= top)
-                n_clipped += int(over.sum())
-                size = 46 - 12 * j
-                mk = markers[i % len(markers)]
-                ax.scatter(x[fired & ~over], y[fired & ~over], marker=mk, s=size, facecolors="none", edgecolors=color,
-                           linewidths=1.3, label=label if j == 0 else None)
-                ax.scatter(x[~fired & ~over], y[~fired & ~over], marker=mk, s=size, color=color, edgecolors="r",
-                           linewidths=1.0)
-                ax.scatter(x[over], np.full(int(over.sum()), top), marker="^", s=size, color=color, edgecolors="r")
-                label = None
+            mine = [r for r in sub if r["value"] == v]
+            x = np.array([r["iterations"] for r in mine], float)
+            y = np.array([r["sqrt_skl"] ** 2 for r in mine])
+            fired = np.array([bool(r.get("terminated", True)) for r in mine])
+            over = ~(y <= top)
+            n_clipped += int(over.sum())
+            mk = markers[i % len(markers)]
+            ax.scatter(x[fired & ~over], y[fired & ~over], marker=mk, s=40, facecolors="none", edgecolors=color,
+                       linewidths=1.3, label=label)
+            ax.scatter(x[~fired & ~over], y[~fired & ~over], marker=mk, s=40, color=color, edgecolors="r",
+                       linewidths=1.0)
+            ax.scatter(x[over], np.full(int(over.sum()), top), marker="^", s=40, color=color, edgecolors="r")
         if any(not r.get("terminated", True) for r in sub):
             ax.scatter([], [], marker="o", color="0.5", edgecolors="r", label="filled, red edge: rule never fired (K_max)")
         if n_clipped:
             ax.scatter([], [], marker="^", color="0.5", edgecolors="r", label=f"▲: {n_clipped} run(s) above {top:g}, at the clip")
         ax.axhline(xi ** 2, color="0.4", ls=":", lw=1, label=f"ξ² = {xi ** 2:g}")
         ax.set_yscale("log")
-        ax.set_xlim(0, 1.08 * max(r["iterations"] for r in sub))
+        its = [r["iterations"] for r in sub]
+        if its and max(its) > 20 * max(min(its), 1):
+            ax.set_xscale("log")
+        else:
+            ax.set_xlim(0, 1.08 * max(its or [1]))
         ax.set(xlabel="iterations at termination (K_max if never fired)", ylabel="SKL(q̂, q*) at the trigger point",
-               title=f"vary {SYMBOLS[p]}")
+               title=f"vary {SYMBOLS[p]}" + (f" — {LABELS.get(t, t)}" if len(targets) > 1 else ""))
         ax.legend(fontsize=6.5)
-    fig.suptitle(title + "\ntargets: " + ", ".join(
-        f"{LABELS.get(t, t)}" + (f" (marker size {46 - 12 * j})" if len(targets) > 1 else "") for j, t in enumerate(targets)),
-        fontsize=9)
+    fig.suptitle(title + ("\ntarget: " + LABELS.get(targets[0], targets[0]) if len(targets) == 1 else ""), fontsize=9)
     fig.tight_layout()
     return fig
 
