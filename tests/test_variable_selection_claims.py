@@ -74,12 +74,12 @@ def test_figure2_claims_count_the_predictors_off_by_more_than_0_2():
                                    "LSVI eps=0.5 width"] and len(table) == d
 
 
-def reference(marginals, log_evidence=None):
+def reference(marginals, log_evidence=None, settings=None):
     from lsvi.papers.lsvi import variable_selection_reference as vsr
 
     marginals = np.asarray(marginals, float)
     log_evidence = np.full(len(marginals), -5540.0) if log_evidence is None else np.asarray(log_evidence, float)
-    prov = {"settings": vsr.Settings()._asdict(), "commit": "0123456789",
+    prov = {"settings": (settings or vsr.Settings())._asdict(), "commit": "0123456789",
             "runs": [{"seed": s} for s in range(len(marginals))]}
     return vsr.Reference(marginals, log_evidence, prov)
 
@@ -96,6 +96,22 @@ def test_reference_claims_pass_when_the_paper_size_runs_agree_within_0_05_and_fa
     assert "max 0.120 (predictor 4)" in row["measured"] and "1 of 10 predictors above 0.05" in row["measured"]
     row = by_id(vsc.reference_claims(reference(apart[:1])))["vs-smc-reference-agrees"]
     assert not row["assessable"]
+
+
+def test_more_chains_reference_row_passes_and_fails_on_its_own_runs():
+    from lsvi.papers.lsvi import variable_selection_reference as vsr
+
+    d = 10
+    paper = reference(np.array([np.full(d, 0.1), np.full(d, 0.9)]))
+    close = reference(np.tile(np.full(d, 0.5), (3, 1)) + np.linspace(0, 0.04, 3)[:, None], settings=vsr.MORE_CHAINS)
+    rows = by_id(vsc.reference_claims(paper, close))
+    assert not rows["vs-smc-reference-agrees"]["passed"] and rows["vs-smc-more-chains-agrees"]["passed"]
+    assert "M = 1000 chains" in rows["vs-smc-more-chains-agrees"]["paper"]
+    assert "smc_reference_N100000_P100.json" in rows["vs-smc-more-chains-agrees"]["note"]
+    apart = close.marginals.copy()
+    apart[1, 3] = 0.9
+    row = by_id(vsc.reference_claims(paper, reference(apart, settings=vsr.MORE_CHAINS)))["vs-smc-more-chains-agrees"]
+    assert row["assessable"] and not row["passed"] and row["kind"] == "reference"
 
 
 def test_figure2_claims_read_the_committed_reference_instead_of_the_notebooks_runs():

@@ -56,3 +56,19 @@ def test_the_source_commit_is_this_checkouts_or_unknown_outside_git(tmp_path):
     here = source_commit()
     assert here == "unknown" or (len(here) == 40 and all(c in "0123456789abcdef" for c in here))
     assert source_commit(tmp_path) == "unknown"
+
+
+def test_more_chains_is_written_beside_the_papers_reference(tmp_path):
+    paper, more = vsr.Settings(runs=2), vsr.MORE_CHAINS._replace(runs=2)
+    assert more.num_particles // more.len_chain == 1000 and paper.num_particles // paper.len_chain == 10
+    for s, m in ((paper, [0.1, 0.9]), (more, [0.5, 0.5])):
+        fake_run(vsr.run_file(tmp_path, s, 0), m, -1.0, s)
+        fake_run(vsr.run_file(tmp_path, s, 1), m, -1.0, s)
+        vsr.save(vsr.compute(s, tmp_path, processes=1), tmp_path / "ref")
+    assert sorted(p.name for p in (tmp_path / "ref").iterdir()) == ["smc_reference.json", "smc_reference_N100000_P100.json"]
+    np.testing.assert_array_equal(vsr.load(tmp_path / "ref").mean, [0.1, 0.9])
+    loaded = vsr.load(tmp_path / "ref", vsr.MORE_CHAINS)
+    np.testing.assert_array_equal(loaded.mean, [0.5, 0.5])
+    assert loaded.provenance["command"].endswith("--len-chain 100 --runs 2")
+    with pytest.raises(FileNotFoundError, match="--len-chain 100"):
+        vsr.load(tmp_path / "nowhere", vsr.MORE_CHAINS)

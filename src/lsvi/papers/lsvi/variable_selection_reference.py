@@ -30,6 +30,12 @@ Agreement (the criterion of the cpu-scale issue, fixed before the runs)
 The runs agree when, for every predictor, max − min of their inclusion probabilities is ≤ `SPREAD_MAX` = 0.05;
 the reference is then the mean over runs. Otherwise the file is still written (it records that the benchmark at the
 paper's settings disagrees with itself) and notebook 30 reports Figure 2 (right) as NOT ASSESSABLE with that reason.
+
+More chains (`MORE_CHAINS`). At the paper's N = 10⁵ and P = 10⁴, waste-free SMC resamples only M = N/P = 10
+particles per tempering step, so one explanation of the disagreement is that ten ancestors cannot carry a multimodal
+posterior from one temperature to the next. `MORE_CHAINS` (P = 100: M = 1000 chains, the same N and about the same
+number of evaluations) tests it; its runs are written to their own file (`reference_file`), next to the paper's, and
+notebook 30 reports both (``--len-chain 100`` on the command line).
 """
 from __future__ import annotations
 
@@ -57,6 +63,22 @@ class Settings(NamedTuple):
     len_chain: int = 10_000
     runs: int = 3
     seed: int = 0
+
+
+MORE_CHAINS = Settings(len_chain=100)  # M = N / P = 1000 resampled particles per tempering step instead of 10
+
+
+def reference_file(settings: Settings = Settings()) -> str:
+    """File name of the reference with ``settings`` (N and P; the runs are recorded inside): `REFERENCE_FILE` for the
+    paper's settings, ``smc_reference_N<N>_P<P>.json`` otherwise."""
+    if (settings.num_particles, settings.len_chain) == (Settings().num_particles, Settings().len_chain):
+        return REFERENCE_FILE
+    return f"smc_reference_N{settings.num_particles}_P{settings.len_chain}.json"
+
+
+def _flags(settings: Settings) -> str:
+    """The command-line flags that make ``settings`` (those that differ from the paper's)."""
+    return "".join(f" --{k.replace('_', '-')} {v}" for k, v in settings._asdict().items() if v != getattr(Settings(), k))
 
 
 class Reference(NamedTuple):
@@ -137,26 +159,28 @@ def compute(settings: Settings = Settings(), workdir: str | Path = "results/refe
 
 
 def save(reference: Reference, out: str | Path) -> Path:
-    """Write ``smc_reference.json`` (provenance, per-run marginals) under ``out``."""
+    """Write the reference (provenance, per-run marginals) under ``out``, named by `reference_file`."""
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
-    path = out / REFERENCE_FILE
+    settings = Settings(**reference.provenance["settings"])
+    path = out / reference_file(settings)
     prov = {**reference.provenance,
             "licence": "CC BY 4.0 (derived from the UCI Concrete Compressive Strength data, data/README.md)",
-            "command": f"python -m lsvi.papers.lsvi.variable_selection_reference --out {out}"}
+            "command": f"python -m lsvi.papers.lsvi.variable_selection_reference --out {out}{_flags(settings)}"}
     path.write_text(json.dumps(prov, indent=1) + "\n")
     return path
 
 
-def load(directory: str | Path = REFERENCE_DIR) -> Reference:
-    """The committed reference under ``directory`` (relative paths: to the repository root); raises
-    ``FileNotFoundError`` naming the command that makes it when it is missing."""
+def load(directory: str | Path = REFERENCE_DIR, settings: Settings = Settings()) -> Reference:
+    """The committed reference with ``settings`` (N, P) under ``directory`` (relative paths: to the repository root);
+    raises ``FileNotFoundError`` naming the command that makes it when it is missing."""
     from lsvi.pipeline.paths import resolve
 
-    path = resolve(directory) / REFERENCE_FILE
+    path = resolve(directory) / reference_file(settings)
     if not path.is_file():
         raise FileNotFoundError(f"no variable-selection SMC reference {path}: run "
-                                f"`python -m lsvi.papers.lsvi.variable_selection_reference --out {path.parent}`")
+                                f"`python -m lsvi.papers.lsvi.variable_selection_reference --out {path.parent}"
+                                f"{_flags(settings)}`")
     prov = json.loads(path.read_text())
     runs = prov["runs"]
     return Reference(np.array([r["marginals"] for r in runs]), np.array([r["log_evidence"] for r in runs]), prov)
