@@ -7,7 +7,7 @@ Each returns a `Trigger` (the first iteration k at which it declares stationarit
   iterations, R̂_max(W) = max_i split-R̂(λ_i^{(k−W+1:k)}) on 5 windows W_min..0.95k; trigger when
   min_W R̂_max(W) ≤ 1.1, window W_opt = argmin.
 * `fixed_rhat`     Dhaka et al. (2020) with the paper's fixed window W = 800: max_i split-R̂ of the last 800
-  iterates ≤ 1.1. Both R̂ rules use `split_rhat_fast`, equal to ArviZ's split-R̂ (`faso.split_rhat`), vectorised.
+  iterates ≤ 1.1. Both R̂ rules use `chain_diagnostics.split_rhat` (FASO's: ArviZ's split-R̂, vectorised).
 * `adaptive_sasa`  Appendix B.3 (adaptive SASA+ of Zhang et al. 2020): the invariant
   Δ^{(k)} = 2⟨d^{(k)}, λ^{(k)}⟩ − γ‖d^{(k)}‖², d^{(k)} = (λ^{(k)} − λ^{(k+1)})/γ (eq. 4), E_μγ[Δ] = 0 at
   stationarity; W_opt = argmax of ArviZ ESS(Δ^{(k−W+1:k)}) over 5 windows N_min..0.95k, require
@@ -35,12 +35,11 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-import arviz as az
 import numpy as np
 from scipy import stats
 
 from lsvi.core.bbvi import faso
-from lsvi.core.bbvi.faso import split_rhat  # noqa: F401  (ArviZ's split-R̂; `split_rhat_fast` equals it)
+from lsvi.core.bbvi.chain_diagnostics import ess_mean, split_rhat
 
 
 class Trigger(NamedTuple):
@@ -51,29 +50,11 @@ class Trigger(NamedTuple):
 NEVER = Trigger(None, 0)
 
 
-def split_rhat_fast(window: np.ndarray) -> np.ndarray:
-    """Split-R̂ of each column of one chain `window` (W, P) -> (P,): ArviZ's `rhat(method="identity")` on the two
-    halves (as `faso.split_rhat`), vectorised over columns (ArviZ loops over them in Python; the tests check equality).
-
-    R̂ = {(B/W_in + n − 1)/n}^{1/2}, n = ⌊W/2⌋, B = n · var(half means, ddof 1), W_in = mean of the halves' variances (ddof 1).
-    """
-    n = window.shape[0] // 2
-    halves = np.stack([window[-2 * n:-n], window[-n:]])  # (2, n, P)
-    b = n * np.var(halves.mean(1), axis=0, ddof=1)
-    w = np.mean(np.var(halves, axis=1, ddof=1), axis=0)
-    return np.sqrt((b / w + n - 1) / n)
-
-
-def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5):
-    """`faso.rhat_max_windows` (eq. 27) with `split_rhat_fast`: (windows, R̂_max(W)), W evenly spaced in [W_min, 0.95k]."""
-    return faso.rhat_max_windows(trace, w_min, num_windows, rhat=split_rhat_fast)
-
-
 def adaptive_rhat(trace: np.ndarray, w_min: int = 200, k_check: int = 100, num_windows: int = 5,
                   threshold: float = 1.1) -> Trigger:
     """FASO's adaptive-window split-R̂ rule (eq. 27) on iterates `trace` (K, P) (row j = λ^{(j+1)})."""
     for k in range(k_check, trace.shape[0] + 1, k_check):
-        windows, rmax = rhat_max_windows(trace[:k], w_min, num_windows)
+        windows, rmax = faso.rhat_max_windows(trace[:k], w_min, num_windows)
         if rmax.size and np.nanmin(rmax) <= threshold:
             return Trigger(k, int(windows[np.nanargmin(rmax)]))
     return NEVER
@@ -82,7 +63,7 @@ def adaptive_rhat(trace: np.ndarray, w_min: int = 200, k_check: int = 100, num_w
 def fixed_rhat(trace: np.ndarray, window: int = 800, k_check: int = 100, threshold: float = 1.1) -> Trigger:
     """Dhaka et al.'s rule with a fixed window: max_i split-R̂ of the last `window` iterates ≤ `threshold`."""
     for k in range(k_check, trace.shape[0] + 1, k_check):
-        if k >= window and np.max(split_rhat_fast(trace[k - window:k])) <= threshold:
+        if k >= window and np.max(split_rhat(trace[k - window:k])) <= threshold:
             return Trigger(k, window)
     return NEVER
 
@@ -95,7 +76,7 @@ def sasa_statistic(positions: np.ndarray, step_size: float) -> np.ndarray:
 
 
 def _ess(x: np.ndarray) -> float:
-    return float(az.ess(az.convert_to_dataset({"x": x[None]}), method="mean")["x"].values)
+    return float(ess_mean(np.asarray(x, float)[:, None])[0])
 
 
 def adaptive_sasa(delta: np.ndarray, n_min: int = 100, k_check: int = 100, num_windows: int = 5,

@@ -11,9 +11,9 @@ At a fixed learning rate γ the iterates λ^{(k)} form a Markov chain (Section 2
    χ = χ(r) = 1 + (1 + r)^{-1/2} (Prop. 5.2), r = C_O/C_E the cost ratio of one optimisation step
    to one iterate's share of the check.
 
-Estimators (ArviZ): split-R̂ is `arviz.rhat(method="identity")` on the window cut in two halves
-(= the classic split-R̂ of one chain; `method="split"` would split each half again); ESS is
-`arviz.ess(method="mean")` and MCSE `arviz.mcse(method="mean")` = sd/√ESS_mean.
+Estimators (ArviZ's, `lsvi.core.bbvi.chain_diagnostics`: equal to ArviZ, vectorised over the columns): split-R̂ is
+`arviz.rhat(method="identity")` on the window cut in two halves (= the classic split-R̂ of one chain; `method="split"`
+would split each half again); ESS is `arviz.ess(method="mean")` and MCSE `arviz.mcse(method="mean")` = sd/√ESS_mean.
 
 Choices where the paper is silent: `k_check` = W_min/2 = 100 (checks happen at multiples of
 `k_check`, so an accuracy check scheduled at k_conv + χW runs at the first multiple at or after
@@ -30,13 +30,13 @@ from __future__ import annotations
 import warnings
 from typing import NamedTuple
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
 
-from lsvi.core.bbvi.kernel import BBVI
 from lsvi.core import clock
+from lsvi.core.bbvi.chain_diagnostics import ess_mcse, split_rhat
+from lsvi.core.bbvi.kernel import BBVI
 
 
 class FasoResult(NamedTuple):
@@ -55,26 +55,9 @@ def chi(r: float) -> float:
     return 1.0 + (1.0 + r) ** -0.5
 
 
-def _dataset(window: np.ndarray):
-    return az.convert_to_dataset({"x": window[None]})
-
-
-def split_rhat(window: np.ndarray) -> np.ndarray:
-    """Split-R̂ of each column of one chain `window` (W, P) -> (P,) (ArviZ, two halves)."""
-    half = window.shape[0] // 2
-    halves = np.stack([window[-2 * half:-half], window[-half:]])
-    return az.rhat(az.convert_to_dataset({"x": halves}), method="identity")["x"].values
-
-
-def ess_mcse(window: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(ESS_mean, MCSE_mean) per column of `window` (W, P) (ArviZ)."""
-    ds = _dataset(window)
-    return az.ess(ds, method="mean")["x"].values, az.mcse(ds, method="mean")["x"].values
-
-
 def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5, rhat=None):
     """(windows, R̂_max(W)) for W evenly spaced in [W_min, 0.95k] (eq. 27); empty when 0.95k < W_min.
-    ``rhat``: the per-column R̂ of a window (W, P) -> (P,); default `split_rhat` (ArviZ)."""
+    ``rhat``: the per-column R̂ of a window (W, P) -> (P,); default `split_rhat` (ArviZ's, vectorised)."""
     rhat = split_rhat if rhat is None else rhat
     k = trace.shape[0]
     if 0.95 * k < w_min:
@@ -92,6 +75,20 @@ def accuracy(window: np.ndarray, meanfield_dim: int | None) -> tuple[float, floa
     return float(np.mean(mcse)), float(np.min(ess))
 
 
+def _append(buffer: np.ndarray | None, k: int, chunk: np.ndarray, k_max: int) -> np.ndarray:
+    """`buffer` (≥ k, P) holding k iterates, with `chunk` (n, P) written at rows k..k+n−1; the capacity doubles
+    (at most k_max rows), so keeping every iterate costs O(k) copies instead of one concatenation per check."""
+    need = k + chunk.shape[0]
+    capacity = 0 if buffer is None else buffer.shape[0]
+    if need > capacity:
+        grown = np.empty((max(need, min(max(2 * capacity, 8 * chunk.shape[0]), k_max)), chunk.shape[1]), chunk.dtype)
+        if buffer is not None:
+            grown[:k] = buffer[:k]
+        buffer = grown
+    buffer[k:need] = chunk
+    return buffer
+
+
 def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: float = 0.1,
          k_max: int = 100_000, k_check: int | None = None, num_windows: int = 5, rhat_threshold: float = 1.1,
          ess_min: float = 50.0, r: float | None = None, meanfield_dim: int | None = None) -> FasoResult:
@@ -104,7 +101,7 @@ def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: 
     run = bbvi.run
     state = bbvi.init(position)
     gamma = jnp.asarray(step_size, float)
-    chunks, k, k_conv, w_check, chi_star = [], 0, None, None, None
+    buffer, num_chunks, k, k_conv, w_check, chi_star = None, 0, 0, None, None, None
     error, ess_low, t_opt = float("nan"), float("nan"), None
     while k < k_max:
         n = min(k_check, k_max - k)
@@ -112,18 +109,17 @@ def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: 
         t0 = clock.seconds()
         state, trace_chunk, _ = run(sub, state, gamma, n)
         trace_chunk = np.asarray(trace_chunk)
-        if len(chunks) == 1 and n == k_check:  # time a compiled chunk: C_O per iteration
+        if num_chunks == 1 and n == k_check:  # time a compiled chunk: C_O per iteration
             t_opt = (clock.seconds() - t0) / n
-        chunks.append(trace_chunk)
-        k += n
+        buffer = _append(buffer, k, trace_chunk, k_max)
+        num_chunks, k = num_chunks + 1, k + n
+        trace = buffer[:k]  # the iterates so far (a view)
         if k_conv is None and k % k_check == 0:
-            trace = np.concatenate(chunks)
             windows, rmax = rhat_max_windows(trace, w_min, num_windows)
             if rmax.size and np.nanmin(rmax) <= rhat_threshold:
                 w_opt = int(windows[np.nanargmin(rmax)])
                 k_conv, w_check = k - w_opt, w_opt
         if k_conv is not None and k - k_conv >= w_check:
-            trace = np.concatenate(chunks)
             w = k - k_conv
             t0 = clock.seconds()
             error, ess_low = accuracy(trace[k - w:], meanfield_dim)
@@ -133,7 +129,7 @@ def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: 
             if error < eps and ess_low >= ess_min:
                 return FasoResult(k, trace[k - w:].mean(0), True, k_conv, w, error, ess_low, trace)
             w_check = chi_star * w
-    trace = np.concatenate(chunks)
+    trace = buffer[:k]
     w = k - k_conv if k_conv is not None else min(w_min, k)
     warnings.warn(f"FASO: no {'accurate average' if k_conv is not None else 'stationarity'} within k_max = {k_max} "
                   f"iterations at γ = {float(step_size):.3g}; estimated error {error:.3g} (ε = {eps:.3g})",

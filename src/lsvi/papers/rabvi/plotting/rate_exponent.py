@@ -46,9 +46,9 @@ def rate_exponent_figure(runs, paths: dict, labels: dict):
             a.errorbar(x, p[:, 1], yerr=[p[:, 1] - p[:, 2], p[:, 3] - p[:, 1]], fmt="o-", ms=4, lw=1, capsize=2,
                        color=colour[t], label=labels.get(t, t))
         a.set_xscale("log")
-        a.set(ylim=(0, 1.05), xlabel=r"learning rate $\gamma_t$ (fit on the epochs down to $\gamma_t$)",
+        a.set(ylim=(0, 1.42), yticks=np.linspace(0, 1, 6), xlabel=r"learning rate $\gamma_t$ (fit on the epochs down to $\gamma_t$)",
               ylabel="κ: posterior median, 95 % CI", title=f"({'bc'[k - 1]}) {title}")
-        a.legend(fontsize=7, loc="best")
+        a.legend(fontsize=7, loc="upper center", ncol=3)  # above κ = 1, where no interval reaches
     gammas = sorted({float(g) for r in runs for g in r.gamma})
     for a in ax:  # ticks at the learning rates themselves (a factor ρ apart), not at decades
         a.xaxis.set_minor_formatter(NullFormatter())
