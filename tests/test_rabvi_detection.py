@@ -2,7 +2,6 @@
 noise and not before; the adaptive rule reproduces FASO's detection."""
 import warnings
 
-import arviz as az
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -10,6 +9,7 @@ import pytest
 
 from lsvi.core import targets
 from lsvi.core.bbvi import detection, faso, families, kernel, optimizers
+from test_chain_diagnostics import arviz_statistics
 
 
 def drift_then_noise(change=1000, total=4000, p=6, slope=0.01, seed=0):
@@ -20,10 +20,8 @@ def drift_then_noise(change=1000, total=4000, p=6, slope=0.01, seed=0):
 
 
 def arviz_split_rhat(window):
-    """ArviZ's split-R̂ of each column (the reference of `chain_diagnostics.split_rhat`, tests/test_chain_diagnostics.py)."""
-    n = window.shape[0] // 2
-    halves = np.stack([window[-2 * n:-n], window[-n:]])
-    return az.rhat(az.convert_to_dataset({"x": halves}), method="identity")["x"].values
+    """ArviZ's split-R̂ of each column: the reference of `chain_diagnostics.split_rhat` (its tests' helper)."""
+    return arviz_statistics(window)[0]
 
 
 def test_fixed_rhat_fires_after_the_change_and_its_window_passes_arviz():
