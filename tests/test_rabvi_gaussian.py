@@ -73,3 +73,36 @@ def test_run_gamma_schedule_averages_equal_brute_force():
     assert list(curve.iterations) == [200, 400, 600]
     for k, avg in zip(curve.iterations, curve.averages):
         np.testing.assert_allclose(avg, trace[k - k // 5:k].mean(0), atol=1e-10)
+
+
+def test_run_gamma_schedule_batch_of_keys_equals_one_call_per_key():
+    V = rg.covariance("uniform", 3)
+    fam = families.meanfield(3)
+    bb = kernel.build(fam, targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V))), optimizers.rmsprop(), 2)
+    gammas = rg.schedule("exp_decay", 800)
+    keys = jnp.stack([jax.random.PRNGKey(s) for s in (5, 6, 7)])
+    batch = rg.run_gamma_schedule(bb, jnp.zeros(6), gammas, keys)
+    assert batch.averages.shape == (3, 4, 6)
+    for k, avg in zip(keys, batch.averages):
+        one = rg.run_gamma_schedule(bb, jnp.zeros(6), gammas, k)
+        np.testing.assert_array_equal(batch.iterations, one.iterations)
+        np.testing.assert_allclose(avg, one.averages, rtol=1e-10, atol=1e-12)
+    lam_star = rg.q_star(fam, V)
+    np.testing.assert_allclose(rg.curve_sqrt_skl(fam, batch, lam_star)[1],
+                               rg.curve_sqrt_skl(fam, rg.run_gamma_schedule(bb, jnp.zeros(6), gammas, keys[1]), lam_star),
+                               rtol=1e-8)
+
+
+def test_study_seeds_gives_each_seed_what_study_target_gives_it():
+    kw = dict(num_steps=600, baselines=["Adam", "SGD-ED"], rabvi_optimizers=["avg_adam", "rmsprop"], k_max=2000)
+    many = rg.study_seeds("banded", 3, [0, 4], advi_steps=0, **kw)
+    for seed, out in zip([0, 4], many):
+        one = rg.study_target("banded", 3, seed=seed, **kw)
+        assert out["faso"] == one["faso"]
+        for o in ("avg_adam", "rmsprop"):
+            np.testing.assert_array_equal(out["rabvi"][o]["true"], one["rabvi"][o]["true"])
+            np.testing.assert_array_equal(out["rabvi"][o]["iterations"], one["rabvi"][o]["iterations"])
+        assert out["rabvi"]["avg_adam"]["next"] == one["rabvi"]["avg_adam"]["next"]
+        for label in kw["baselines"]:
+            np.testing.assert_allclose(out["baselines"][label][1], one["baselines"][label][1], rtol=1e-8)
+    assert many[0]["baselines"]["Adam"][1][-1] != many[1]["baselines"]["Adam"][1][-1]  # the seeds differ

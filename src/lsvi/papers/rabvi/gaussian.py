@@ -11,7 +11,8 @@ and scheduled baselines (Fig. 7 / C.8 / C.9), the SKL-regression and iteration-p
 * `run_gamma_schedule`: BBVI with a per-iteration learning rate (blocks of `block` steps under `lax.scan`), returning the
   paper's baseline iterate averages: at every 200th iteration k the mean of the last 0.2k iterates, computed
   exactly from running sums kept every 40 iterations (0.2 × 200).
-* `rabvi_sqn_run`: RABVI with SQN (Appendix B.5), the optimiser `study_target` runs last for Fig. C.10.
+* `study_seeds` (`study_target` for one seed): everything Figs 7 / C.10 plot for one target, over several seeds.
+* `rabvi_sqn_run`: RABVI with SQN (Appendix B.5), the optimiser `study_seeds` runs last for Fig. C.10.
 * `windowed_adagrad`: WAdagrad (PyMC's `adagrad_window`: d = ĝ/√(mean of the last n_win ĝ² + ε), n_win = 10,
   ε = 1e-6), the one baseline optimiser optax lacks.
 * `rabvi_diagnostics`: per epoch of a `RabviResult`, the true √SKL(λ̄_t, q*), RABVI's estimate (Ĉ γ_t^{2κ̂})^{1/2}
@@ -104,11 +105,13 @@ class AveragedCurve(NamedTuple):
 
 
 def run_gamma_schedule(bbvi: BBVI, position, gammas, key, every: int = 200, frac: float = 0.2) -> AveragedCurve:
-    """BBVI with per-iteration γ_k = `gammas[k]` from λ^(0) = `position`; the baseline iterate averages of Fig. 7."""
+    """BBVI with per-iteration γ_k = `gammas[k]` from λ^(0) = `position`; the baseline iterate averages of Fig. 7.
+
+    `key`: one PRNG key (2,), or a batch of keys (S, 2): the S runs (same γ_k, same λ^(0), one key each) are then one
+    vmapped program, compiled once, and `averages` has shape (S, J, P); run s draws what a call with `key[s]` draws."""
     block = int(round(frac * every))  # 40: the window 0.2k is a multiple of it when k is a multiple of `every`
     n = len(gammas) // every * every
     g = jnp.asarray(np.asarray(gammas, float)[:n]).reshape(-1, block)
-    keys = jax.random.split(key, n).reshape(n // block, block, -1)
 
     def outer(carry, xs):
         state, total = carry
@@ -122,18 +125,31 @@ def run_gamma_schedule(bbvi: BBVI, position, gammas, key, every: int = 200, frac
         (state, total), _ = jax.lax.scan(inner, (state, total), (kb, gb))
         return (state, total), total
 
+    def sums_of(st, k, gg):  # (n // block, P) running sums
+        return jax.lax.scan(outer, (st, jnp.zeros_like(st.position)), (k, gg))[1]
+
     state = bbvi.init(position)
-    _, sums = jax.jit(lambda st, k, gg: jax.lax.scan(outer, (st, jnp.zeros_like(st.position)), (k, gg)))(state, keys, g)
-    sums = np.concatenate([np.zeros((1, sums.shape[1])), np.asarray(sums)])  # running sum after 0, 40, 80, ... steps
+    key = jnp.asarray(key)
+    batched = key.ndim > (0 if jnp.issubdtype(key.dtype, jax.dtypes.prng_key) else 1)
+    if not batched:
+        keys = jax.random.split(key, n).reshape(n // block, block, -1)
+        sums = np.asarray(jax.jit(sums_of)(state, keys, g))[None]
+    else:
+        keys = jax.vmap(lambda k: jax.random.split(k, n).reshape(n // block, block, -1))(key)
+        sums = np.asarray(jax.jit(jax.vmap(sums_of, in_axes=(None, 0, None)))(state, keys, g))
+    sums = np.concatenate([np.zeros((sums.shape[0], 1, sums.shape[2])), sums], axis=1)  # after 0, 40, 80, ... steps
     ks = np.arange(every, n + 1, every)
     lo = (ks - (frac * ks).astype(int)) // block
-    return AveragedCurve(ks, (sums[ks // block] - sums[lo]) / (frac * ks)[:, None])
+    averages = (sums[:, ks // block] - sums[:, lo]) / (frac * ks)[:, None]
+    return AveragedCurve(ks, averages if batched else averages[0])
 
 
 def curve_sqrt_skl(family, curve: AveragedCurve, lam_star) -> np.ndarray:
-    """√SKL(averages, q*) along a baseline curve (J,)."""
+    """√SKL(averages, q*) along a baseline curve: (J,), or (S, J) for a batch of S runs."""
     f = jax.vmap(lambda lam: families.skl(family, lam, lam_star))
-    return np.sqrt(np.maximum(np.asarray(f(jnp.asarray(curve.averages))), 0.0))
+    lams = jnp.asarray(curve.averages)
+    vals = np.asarray(f(lams.reshape(-1, lams.shape[-1]))).reshape(lams.shape[:-1])
+    return np.sqrt(np.maximum(vals, 0.0))
 
 
 def rabvi_diagnostics(res, family, lam_star, rho: float = 0.5) -> dict:
@@ -237,11 +253,17 @@ def rabvi_sqn_run(name: str, d: int, *, seed: int = 0, num_samples: int = 10, re
     return {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
 
 
-def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES), rabvi_optimizers=("avg_adam",),
-                 faso_gamma: float = 0.01, num_samples: int = 10, seed: int = 0, regression=None,
-                 k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None,
-                 optimizer_targets: dict | None = None) -> dict:
-    """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family:
+def study_target(name: str, d: int, *, num_steps: int, seed: int = 0, advi_steps: int = 0, **kwargs) -> dict:
+    """`study_seeds` for the one seed `seed`: everything Fig. 7 / C.10 plot for target `name` (see there)."""
+    return study_seeds(name, d, [seed], num_steps=num_steps, advi_steps=advi_steps, **kwargs)[0]
+
+
+def study_seeds(name: str, d: int, seeds, *, num_steps: int, baselines=tuple(BASELINES),
+                rabvi_optimizers=("avg_adam",), faso_gamma: float = 0.01, num_samples: int = 10, regression=None,
+                k_max: int = 100_000, advi_steps: int = 0, next_k_max: int | None = None,
+                optimizer_targets: dict | None = None) -> list[dict]:
+    """Everything Fig. 7 / C.10 plot for one target N(0, V_name) in dimension d with the mean-field family, once per
+    seed of `seeds` (a list, one dict per seed; seed s uses the key PRNGKey(s)):
     RABVI (paper defaults, one run per optimiser in `rabvi_optimizers`; κ fixed at 1 for the averaged ones),
     FASO (avgAdam at γ = `faso_gamma`, ε = 0.1), and each baseline of `baselines` (keys of `BASELINES`) for
     `num_steps` iterations from λ^(0) = 0. FASO gets the baselines' budget (k_max = `num_steps`); RABVI gets
@@ -250,42 +272,61 @@ def study_target(name: str, d: int, *, num_steps: int, baselines=tuple(BASELINES
     in the natural parameters, eq. B.14) — κ estimated for the non-averaged ones — and "sqn" (`rabvi_sqn_run`, run
     after the others) for Fig. C.10. `optimizer_targets` {optimiser: targets}: an optimiser listed there runs only on
     those targets (absent: on every target).
-    `advi_steps` > 0 adds PyMC's ADVI for that many iterations (`advi_curve`, out["advi"]; None when 0).
+    `advi_steps` > 0 adds PyMC's ADVI for that many iterations on the first seed only (`advi_curve`, out["advi"];
+    None otherwise).
     For avgAdam, the learning rate after RABVI's stop is run with the rule off (`next_epoch_after_stop`, capped at
-    `next_k_max`, default 4 × the stop epoch's iterations + 2,000): out["rabvi"]["avg_adam"]["next"]."""
+    `next_k_max`, default 4 × the stop epoch's iterations + 2,000): out["rabvi"]["avg_adam"]["next"].
+
+    Cost, not results: the kernels are built (compiled) once for all seeds, and each baseline's runs over the seeds
+    are one vmapped program (`run_gamma_schedule` with a batch of keys); seed s's values are those of a call with
+    `seeds=[s]` (the same draws; the batched arithmetic may differ in the last bits)."""
     from lsvi.core import targets
     from lsvi.core.bbvi import faso, kernel, rabvi
 
+    seeds = [int(s) for s in seeds]
     V = covariance(name, d)
     log_target = targets.gaussian_logdensity(jnp.asarray(np.linalg.inv(V)))
     fam = families.meanfield(d)
     lam_star, lam0 = q_star(fam, V), jnp.zeros(2 * d)
-    key = jax.random.PRNGKey(seed)
-    out = {"name": name, "d": d, "lam_star": lam_star, "rabvi": {}, "baselines": {}}
     reg = {} if regression is None else {"regression": regression}
-    built = {}
     targets_of = optimizer_targets or {}
     wanted = [o for o in rabvi_optimizers if o not in targets_of or name in targets_of[o]]
-    for o in (o for o in wanted if o != "sqn"):
-        bb = built[o] = kernel.build(fam, log_target, _optimizer(o), num_samples)
-        res = rabvi.rabvi(bb, fam, lam0, key, r=1.0, k_max=k_max, fix_kappa=o.startswith("avg"), **reg)
-        out["rabvi"][o] = {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
-        if o == "avg_adam":
-            cap = next_k_max if next_k_max is not None else 4 * (res.epochs[-1].iterations if res.epochs else 0) + 2000
-            out["rabvi"][o]["next"] = next_summary(next_epoch_after_stop(bb, fam, res, key, k_max=cap), fam, lam_star)
-    if "sqn" in wanted:
-        out["rabvi"]["sqn"] = rabvi_sqn_run(name, d, seed=seed, num_samples=num_samples, regression=regression,
-                                            k_max=k_max)
-    bb = built.get("avg_adam") or kernel.build(fam, log_target, _optimizer("avg_adam"), num_samples)
-    fr = faso.faso(bb, lam0, faso_gamma, key, eps=0.1, r=1.0, k_max=num_steps, meanfield_dim=d)
-    out["faso"] = {"iterations": fr.iterations, "success": fr.success, "sqrt_skl": sqrt_skl(fam, fr.position, lam_star)}
+    built = {}
+
+    def kernel_of(o):
+        if o not in built:
+            built[o] = kernel.build(fam, log_target, _optimizer(o), num_samples)
+        return built[o]
+
+    outs = []
+    for j, seed in enumerate(seeds):
+        key = jax.random.PRNGKey(seed)
+        out = {"name": name, "d": d, "lam_star": lam_star, "rabvi": {}, "baselines": {}}
+        for o in (o for o in wanted if o != "sqn"):
+            bb = kernel_of(o)
+            res = rabvi.rabvi(bb, fam, lam0, key, r=1.0, k_max=k_max, fix_kappa=o.startswith("avg"), **reg)
+            out["rabvi"][o] = {"result": res, **rabvi_diagnostics(res, fam, lam_star)}
+            if o == "avg_adam":
+                last = res.epochs[-1].iterations if res.epochs else 0
+                cap = next_k_max if next_k_max is not None else 4 * last + 2000
+                out["rabvi"][o]["next"] = next_summary(next_epoch_after_stop(bb, fam, res, key, k_max=cap), fam,
+                                                       lam_star)
+        if "sqn" in wanted:
+            out["rabvi"]["sqn"] = rabvi_sqn_run(name, d, seed=seed, num_samples=num_samples, regression=regression,
+                                                k_max=k_max)
+        fr = faso.faso(kernel_of("avg_adam"), lam0, faso_gamma, key, eps=0.1, r=1.0, k_max=num_steps, meanfield_dim=d)
+        out["faso"] = {"iterations": fr.iterations, "success": fr.success,
+                       "sqrt_skl": sqrt_skl(fam, fr.position, lam_star)}
+        out["advi"] = advi_curve(V, advi_steps, lam_star, seed) if advi_steps > 0 and j == 0 else None
+        outs.append(out)
     for i, label in enumerate(baselines):
         o, kind = BASELINES[label]
-        bb = kernel.build(fam, log_target, _optimizer(o), num_samples)
-        c = run_gamma_schedule(bb, lam0, schedule(kind, num_steps), jax.random.fold_in(key, i + 1))
-        out["baselines"][label] = (c.iterations, curve_sqrt_skl(fam, c, lam_star))
-    out["advi"] = advi_curve(V, advi_steps, lam_star, seed) if advi_steps > 0 else None
-    return out
+        keys = jnp.stack([jax.random.fold_in(jax.random.PRNGKey(s), i + 1) for s in seeds])
+        c = run_gamma_schedule(kernel_of(o), lam0, schedule(kind, num_steps), keys)
+        vals = curve_sqrt_skl(fam, c, lam_star)
+        for out, v in zip(outs, vals):
+            out["baselines"][label] = (c.iterations, v)
+    return outs
 
 
 def at_budget(curve, k: int) -> float:
