@@ -150,7 +150,7 @@ def ablation_claims(rows: list[dict], reps: int, label: str = "", figs: str = "F
     for p in df["parameter"].unique() if len(df) else []:
         sub = df[df["parameter"] == p]
         by_target = {t: g for t, g in sub.groupby("target", sort=False)}
-        values = sorted(v.item() if hasattr(v, "item") else v for v in sub["value"].unique())  # Python numbers: printed plainly
+        values = sorted(sub["value"].unique().tolist())  # Python numbers: printed plainly
         binds = bool((sub.groupby(["target", "rep"])[["iterations", "sqrt_skl"]].nunique() > 1).any().any())
         gate = ("parameter never binds here: every value gives the identical run (common random numbers), so max/min = 1 "
                 "by construction" if not binds else
