@@ -56,3 +56,37 @@ def test_ess_separates_independent_from_correlated_draws():
     ess_iid = cd.ess_mean(iid)
     assert np.all((ess_iid > 3000) & (ess_iid < 5000))
     assert np.all(cd.ess_mean(ar1_columns(4000, 0.99, seed=2)[:, :3]) < 200)
+
+
+@pytest.mark.parametrize("block_len", [1, 7, 100])
+def test_split_rhat_from_blocks_equals_split_rhat(block_len):
+    rng = np.random.default_rng(block_len)
+    x = ar1_columns(1203, 0.95, seed=3) * np.array([1e-3, 1.0, 50.0, 1.0, 1.0]) + rng.normal(5.0, 1.0, 5)
+    x[:100] += 40.0  # a transient at the start: a block far from the rest
+    blocks = cd.block_moments(x, block_len)
+    for start, stop in [(0, 1203), (1, 1200), (3, 11), (0, 8), (97, 1100), (600, 1203), (1190, 1203), (250, 251)]:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # the constant column: 0/0, NaN in both
+            expected = cd.split_rhat(x[start:stop])
+        got = cd.split_rhat_from_blocks(x, blocks, block_len, start, stop)
+        # column 4 is constant after the transient: its R̂ there is rounding noise over rounding noise in both
+        np.testing.assert_allclose(got[:4], expected[:4], rtol=1e-10, equal_nan=True)
+    assert np.isnan(cd.split_rhat_from_blocks(x, blocks, block_len, 0, 7)).all()  # n < 4, as split_rhat
+
+
+def test_block_moments_combine_to_the_whole():
+    x = ar1_columns(1000, 0.5, seed=4)[:, :4]
+    n, mean, m2 = cd.combine(cd.block_moments(x, 64))
+    assert n == 960  # the last partial block is left out
+    np.testing.assert_allclose(mean, x[:960].mean(0), rtol=1e-12)
+    np.testing.assert_allclose(m2 / (n - 1), x[:960].var(0, ddof=1), rtol=1e-10)
+
+
+def test_faso_rhat_windows_from_blocks_equal_the_direct_ones():
+    from lsvi.core.bbvi import faso
+
+    x = ar1_columns(2000, 0.99, seed=5)[:, :4] + np.linspace(1.0, 0.0, 2000)[:, None] ** 8
+    direct = faso.rhat_max_windows(x, 200)
+    blocked = faso.rhat_max_windows(x, 200, blocks=(cd.block_moments(x, 100), 100))
+    np.testing.assert_array_equal(blocked[0], direct[0])
+    np.testing.assert_allclose(blocked[1], direct[1], rtol=1e-10)

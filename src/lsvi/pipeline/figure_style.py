@@ -13,8 +13,8 @@ The rules
    hidden.
 4. **Values at a clip limit** (a diverged run stored at its cap) get their own marker and are counted for the caption
    (`at_limit`), so they are not read as measurements.
-5. **One seaborn theme** (`THEME`, through `theme`) for the figures that draw through this module; labels in
-   matplotlib mathtext (``$\\lambda_{\\min}$``), not raw TeX; the scale stamp of `lsvi.pipeline.figures.save_figure`.
+5. **One seaborn theme** (`THEME`) for every figure: `lsvi.pipeline.notebook.Run` sets it (`use_theme`) when a
+   notebook starts, `theme` sets it for a block (a figure drawn outside a notebook); labels in matplotlib mathtext (``$\\lambda_{\\min}$``), not raw TeX; the scale stamp of `lsvi.pipeline.figures.save_figure`.
 """
 from __future__ import annotations
 
@@ -28,9 +28,18 @@ ERRORBAR = {"mean": ("ci", 95), "median": ("pi", 50)}
 """The band of each statistic (seaborn's ``errorbar`` argument)."""
 DESCRIBE = {"mean": "mean and bootstrap 95 % interval of the mean", "median": "median and interquartile range"}
 ERRORBAR_WORDS = {"mean": "bootstrap 95 % interval", "median": "interquartile range"}
-THEME = {"style": "ticks", "context": "notebook", "rc": {"axes.grid": True, "grid.alpha": 0.3}}
-"""The seaborn theme of the figures drawn through this module (`theme`)."""
+THEME = {"style": "ticks", "context": "notebook", "font_scale": 0.85, "rc": {"axes.grid": True, "grid.alpha": 0.3}}
+"""The seaborn theme of every figure (`use_theme`, `theme`): ticks with a light grid, seaborn's default palette, and
+the notebook context scaled to matplotlib's default sizes (10-point labels), so that multi-panel figures keep their
+layout."""
 BOOTSTRAP_SEED = 0  # seaborn's bootstrap is seeded: the same data give the same figure
+
+
+def use_theme() -> None:
+    """Set the project's seaborn theme (`THEME`) for every figure drawn from now on in this process."""
+    import seaborn as sns
+
+    sns.set_theme(**THEME)
 
 
 @contextlib.contextmanager
@@ -38,10 +47,9 @@ def theme():
     """The project's seaborn theme (`THEME`) for the figures created inside the block; the global matplotlib
     settings are restored after it."""
     import matplotlib as mpl
-    import seaborn as sns
 
     with mpl.rc_context():
-        sns.set_theme(**THEME)
+        use_theme()
         yield
 
 

@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 
 from lsvi.pipeline.claims import FAIL, NOT_ASSESSABLE, PASS, Claim, claim, counts, write_claims
+from lsvi.pipeline.figure_style import use_theme
 from lsvi.pipeline.figures import save_figure
 from lsvi.pipeline.paths import DATA_DIR, resolve, resolve_output
 
@@ -28,7 +29,8 @@ class Run:
 
     Attributes: ``scale``, ``stem``, ``results`` (directory of this notebook's outputs),
     ``figures`` (the figures root; files go to ``figures/<scale>/``), ``data`` (processed
-    data), ``claims`` (the `Claim` rows recorded so far).
+    data), ``claims`` (the `Claim` rows recorded so far). Creating a run sets the project's seaborn theme
+    (`lsvi.pipeline.figure_style.use_theme`) for every figure the notebook draws.
     """
 
     def __init__(self, scale: str, results_dir: str | os.PathLike, figures_dir: str | os.PathLike = "figures",
@@ -41,6 +43,7 @@ class Run:
         self.data = resolve(data_dir)
         self.claims: list[Claim] = []
         self._t0 = time.perf_counter()
+        use_theme()
 
     def claim(self, id, source, paper, measured, criterion, passed, note="", assessable=True, kind="paper") -> Claim:
         """Record one claim (see `lsvi.pipeline.claims.claim`) and return it."""

@@ -13,6 +13,11 @@ constant column; FASO's windows grow to ~10⁵ iterates, where equality is not t
 * `ess_mean(window)`    (W, P) -> (P,): ESS of the mean (Vehtari et al. 2021, eq. 10–11 with Geyer's initial positive
   and monotone sequences), on the split chains (first n and last n iterates), autocovariances by FFT.
 * `ess_mcse(window)`    (ESS, MCSE = sd(ddof 1 over the whole window)/√ESS) per column.
+* `block_moments(trace, block_len)` and `split_rhat_from_blocks(trace, blocks, start, stop)`: the same split-R̂ of the
+  window trace[start:stop] from per-block means and sums of squared deviations (`Moments`) combined by Chan et al.'s
+  pairwise rule, so that FASO's checks, which evaluate R̂ on windows of up to 0.95k iterates every 100 iterations,
+  cost O(k/B · P) each instead of O(k · P) (the blocks are computed once, as the iterates arrive). Equal to
+  `split_rhat` to rounding (tests: relative 1e-10).
 
 References
 ----------
@@ -22,6 +27,8 @@ R. Kumar, C. Carroll, A. Hartikainen, O. Martin (2019). ArviZ a unified library 
 Bayesian models in Python. JOSS 4(33), 1143.
 """
 from __future__ import annotations
+
+from typing import NamedTuple
 
 import numpy as np
 from scipy.fft import next_fast_len
@@ -39,6 +46,73 @@ def split_rhat(window: np.ndarray) -> np.ndarray:
     b = n * np.var(halves.mean(1), axis=0, ddof=1)
     w = np.mean(np.var(halves, axis=1, ddof=1), axis=0)
     return np.sqrt((b / w + n - 1) / n)
+
+
+class Moments(NamedTuple):
+    """The first two moments of G blocks of iterates, per column."""
+    count: np.ndarray  # (G,) iterates in each block
+    mean: np.ndarray  # (G, P) block means
+    m2: np.ndarray  # (G, P) sums of squared deviations from the block mean
+
+
+def moments(x: np.ndarray) -> Moments:
+    """`Moments` of one block x (n, P), n ≥ 1 (two passes: the mean, then the squared deviations)."""
+    x = np.asarray(x, float)
+    mean = x.mean(0)
+    return Moments(np.array([x.shape[0]]), mean[None], ((x - mean) ** 2).sum(0)[None])
+
+
+def combine(m: Moments) -> tuple[int, np.ndarray, np.ndarray]:
+    """(n, mean (P,), m2 (P,)) of the union of the blocks of `m` (Chan, Golub & LeVeque 1979, the pairwise rule
+    applied to all blocks at once: m2 = Σ_g m2_g + Σ_g n_g (mean_g − mean)²)."""
+    n = int(m.count.sum())
+    w = m.count[:, None].astype(float)
+    mean = (w * m.mean).sum(0) / n
+    return n, mean, m.m2.sum(0) + (w * (m.mean - mean) ** 2).sum(0)
+
+
+def block_moments(trace: np.ndarray, block_len: int) -> Moments:
+    """`Moments` of the consecutive blocks trace[jB:(j+1)B], j = 0..⌊T/B⌋−1, of `trace` (T, P), B = `block_len`
+    (a last partial block is left out)."""
+    trace = np.asarray(trace, float)
+    g = trace.shape[0] // block_len
+    blocks = trace[:g * block_len].reshape(g, block_len, -1)
+    mean = blocks.mean(1)
+    return Moments(np.full(g, block_len), mean, ((blocks - mean[:, None]) ** 2).sum(1))
+
+
+def concatenate(a: Moments, b: Moments) -> Moments:
+    """The blocks of `a` followed by those of `b`."""
+    return Moments(*(np.concatenate([u, v]) for u, v in zip(a, b)))
+
+
+def range_moments(trace: np.ndarray, blocks: Moments, block_len: int, start: int, stop: int):
+    """(n, mean, m2) of trace[start:stop] (T, P) from `blocks` (the `Moments` of trace[jB:(j+1)B] for j < G, B =
+    `block_len`): the whole blocks inside [start, stop) and the iterates at its two ends, combined."""
+    g = blocks.count.shape[0]
+    j0, j1 = -(-start // block_len), min(stop // block_len, g)
+    if j1 <= j0:
+        return combine(moments(trace[start:stop]))
+    parts = [Moments(blocks.count[j0:j1], blocks.mean[j0:j1], blocks.m2[j0:j1])]
+    for lo, hi in ((start, j0 * block_len), (j1 * block_len, stop)):
+        if hi > lo:
+            parts.append(moments(trace[lo:hi]))
+    return combine(Moments(*(np.concatenate(c) for c in zip(*parts))))
+
+
+def split_rhat_from_blocks(trace: np.ndarray, blocks: Moments, block_len: int, start: int, stop: int) -> np.ndarray:
+    """`split_rhat`(trace[start:stop]) (P,) from the block moments `blocks` of `trace` (see `range_moments`): the
+    halves [stop − 2n, stop − n) and [stop − n, stop), n = ⌊(stop − start)/2⌋, B = n (mean_1 − mean_2)²/2,
+    W_in = (s²_1 + s²_2)/2; NaN for n < 4, as `split_rhat`."""
+    n = (stop - start) // 2
+    if n < 4:
+        return np.full(trace.shape[1], np.nan)
+    _, mean1, m2_1 = range_moments(trace, blocks, block_len, stop - 2 * n, stop - n)
+    _, mean2, m2_2 = range_moments(trace, blocks, block_len, stop - n, stop)
+    b = n * (mean1 - mean2) ** 2 / 2.0
+    w = (m2_1 + m2_2) / (2.0 * (n - 1))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.sqrt((b / w + n - 1) / n)
 
 
 def _autocovariance(chains: np.ndarray) -> np.ndarray:

@@ -39,7 +39,7 @@ import numpy as np
 from scipy import stats
 
 from lsvi.core.bbvi import faso
-from lsvi.core.bbvi.chain_diagnostics import ess_mean, split_rhat
+from lsvi.core.bbvi.chain_diagnostics import Moments, block_moments, ess_mean, split_rhat
 
 
 class Trigger(NamedTuple):
@@ -52,9 +52,13 @@ NEVER = Trigger(None, 0)
 
 def adaptive_rhat(trace: np.ndarray, w_min: int = 200, k_check: int = 100, num_windows: int = 5,
                   threshold: float = 1.1) -> Trigger:
-    """FASO's adaptive-window split-R̂ rule (eq. 27) on iterates `trace` (K, P) (row j = λ^{(j+1)})."""
+    """FASO's adaptive-window split-R̂ rule (eq. 27) on iterates `trace` (K, P) (row j = λ^{(j+1)}); the R̂ of each
+    window from the moments of the k_check-iterate blocks, as FASO computes it."""
+    trace = np.asarray(trace, float)
+    blocks = block_moments(trace, k_check)
     for k in range(k_check, trace.shape[0] + 1, k_check):
-        windows, rmax = faso.rhat_max_windows(trace[:k], w_min, num_windows)
+        windows, rmax = faso.rhat_max_windows(trace[:k], w_min, num_windows,
+                                              blocks=(Moments(*(a[:k // k_check] for a in blocks)), k_check))
         if rmax.size and np.nanmin(rmax) <= threshold:
             return Trigger(k, int(windows[np.nanargmin(rmax)]))
     return NEVER

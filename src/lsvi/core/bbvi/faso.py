@@ -14,6 +14,8 @@ At a fixed learning rate γ the iterates λ^{(k)} form a Markov chain (Section 2
 Estimators (ArviZ's, `lsvi.core.bbvi.chain_diagnostics`: equal to ArviZ, vectorised over the columns): split-R̂ is
 `arviz.rhat(method="identity")` on the window cut in two halves (= the classic split-R̂ of one chain; `method="split"`
 would split each half again); ESS is `arviz.ess(method="mean")` and MCSE `arviz.mcse(method="mean")` = sd/√ESS_mean.
+The R̂ checks read each window's two halves from the moments of the k_check-iterate chunks, computed once as they
+arrive (`chain_diagnostics.split_rhat_from_blocks`: the same split-R̂ to rounding, at O(k/k_check) per window).
 
 Choices where the paper is silent: `k_check` = W_min/2 = 100 (checks happen at multiples of
 `k_check`, so an accuracy check scheduled at k_conv + χW runs at the first multiple at or after
@@ -35,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lsvi.core import clock
-from lsvi.core.bbvi.chain_diagnostics import ess_mcse, split_rhat
+from lsvi.core.bbvi.chain_diagnostics import Moments, ess_mcse, moments, split_rhat, split_rhat_from_blocks
 from lsvi.core.bbvi.kernel import BBVI
 
 
@@ -55,14 +57,19 @@ def chi(r: float) -> float:
     return 1.0 + (1.0 + r) ** -0.5
 
 
-def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5, rhat=None):
+def rhat_max_windows(trace: np.ndarray, w_min: int, num_windows: int = 5, rhat=None,
+                     blocks: tuple[Moments, int] | None = None):
     """(windows, R̂_max(W)) for W evenly spaced in [W_min, 0.95k] (eq. 27); empty when 0.95k < W_min.
-    ``rhat``: the per-column R̂ of a window (W, P) -> (P,); default `split_rhat` (ArviZ's, vectorised)."""
-    rhat = split_rhat if rhat is None else rhat
+    ``rhat``: the per-column R̂ of a window (W, P) -> (P,); default `split_rhat` (ArviZ's, vectorised).
+    ``blocks``: (`Moments` of trace's blocks of B iterates, B): the same split-R̂ from them
+    (`chain_diagnostics.split_rhat_from_blocks`, equal to rounding, O(k/B) per window instead of O(k))."""
     k = trace.shape[0]
     if 0.95 * k < w_min:
         return np.array([], int), np.array([])
     windows = np.unique(np.linspace(w_min, 0.95 * k, num_windows).astype(int))
+    if blocks is not None:
+        return windows, np.array([np.max(split_rhat_from_blocks(trace, *blocks, k - w, k)) for w in windows])
+    rhat = split_rhat if rhat is None else rhat
     return windows, np.array([np.max(rhat(trace[k - w:])) for w in windows])
 
 
@@ -102,6 +109,7 @@ def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: 
     state = bbvi.init(position)
     gamma = jnp.asarray(step_size, float)
     buffer, num_chunks, k, k_conv, w_check, chi_star = None, 0, 0, None, None, None
+    block_mean, block_m2 = None, None  # moments of each chunk of k_check iterates, for the R̂ checks
     error, ess_low, t_opt = float("nan"), float("nan"), None
     while k < k_max:
         n = min(k_check, k_max - k)
@@ -112,10 +120,15 @@ def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: 
         if num_chunks == 1 and n == k_check:  # time a compiled chunk: C_O per iteration
             t_opt = (clock.seconds() - t0) / n
         buffer = _append(buffer, k, trace_chunk, k_max)
+        if n == k_check:  # every chunk before this one was whole: this is block k / k_check
+            m = moments(trace_chunk)
+            block_mean = _append(block_mean, num_chunks, m.mean, k_max // k_check)
+            block_m2 = _append(block_m2, num_chunks, m.m2, k_max // k_check)
         num_chunks, k = num_chunks + 1, k + n
         trace = buffer[:k]  # the iterates so far (a view)
         if k_conv is None and k % k_check == 0:
-            windows, rmax = rhat_max_windows(trace, w_min, num_windows)
+            blocks = Moments(np.full(num_chunks, k_check), block_mean[:num_chunks], block_m2[:num_chunks])
+            windows, rmax = rhat_max_windows(trace, w_min, num_windows, blocks=(blocks, k_check))
             if rmax.size and np.nanmin(rmax) <= rhat_threshold:
                 w_opt = int(windows[np.nanargmin(rmax)])
                 k_conv, w_check = k - w_opt, w_opt
