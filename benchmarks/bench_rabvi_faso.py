@@ -1,6 +1,8 @@
 """Time of one RABVI run (Algorithm 2, avgAdam, mean field, the paper's defaults) at the paper's d = 100 with FASO's
-checks computed by ArviZ (one column at a time) and by `lsvi.core.bbvi.chain_diagnostics` (vectorised), interleaved
-run by run in one process; checks that both give the same run (iterations, √SKL to q*).
+checks computed three ways, interleaved run by run in one process: by ArviZ (one column at a time, each window's R̂
+from its iterates), by `lsvi.core.bbvi.chain_diagnostics` vectorised over the columns (each window's R̂ from its
+iterates: `split_rhat`), and as FASO does now (each window's R̂ from the moments of the 100-iterate chunks:
+`split_rhat_from_blocks`; ESS as the vectorised one). Checks that all give the same run (iterations, √SKL to q*).
 
     .venv/bin/python benchmarks/bench_rabvi_faso.py                    # 3 repeats, ~3 min on 2 idle cores
     .venv/bin/python benchmarks/bench_rabvi_faso.py --repeats 5 --out benchmarks/rabvi_faso.md
@@ -39,12 +41,22 @@ def arviz_ess_mcse(window):
     return az.ess(ds, method="mean")["x"].values, az.mcse(ds, method="mean")["x"].values
 
 
+BACKENDS = ("arviz", "vectorised", "blocks")
+RHAT_MAX_WINDOWS = faso.rhat_max_windows
+
+
 def use(backend: str) -> None:
-    """Point FASO's checks at ArviZ or at the vectorised module."""
-    if backend == "arviz":
-        faso.split_rhat, faso.ess_mcse = arviz_split_rhat, arviz_ess_mcse
-    else:
-        faso.split_rhat, faso.ess_mcse = chain_diagnostics.split_rhat, chain_diagnostics.ess_mcse
+    """Point FASO's checks at ArviZ, at the vectorised per-window R̂, or at the chunk moments (FASO's own)."""
+    faso.ess_mcse = arviz_ess_mcse if backend == "arviz" else chain_diagnostics.ess_mcse
+    if backend == "blocks":
+        faso.rhat_max_windows = RHAT_MAX_WINDOWS
+        return
+    rhat = arviz_split_rhat if backend == "arviz" else chain_diagnostics.split_rhat
+
+    def per_window(trace, w_min, num_windows=5, rhat_=None, blocks=None):  # the blocks FASO passes are ignored
+        return RHAT_MAX_WINDOWS(trace, w_min, num_windows, rhat=rhat)
+
+    faso.rhat_max_windows = per_window
 
 
 TARGET = ablations._target("identity", 100)  # (family, log density, λ*)
@@ -63,22 +75,24 @@ def main(argv=None) -> int:
     ap.add_argument("--out", default="", help="write the Markdown table there")
     args = ap.parse_args(argv)
     one_run(0.3, 400)  # compile the chunk of k_check iterations before timing
-    lines = ["| run | ArviZ (s CPU, median [min]) | vectorised (s CPU, median [min]) | ratio of medians | same run |",
-             "|---|---:|---:|---:|---|"]
+    lines = ["| run | ArviZ (s CPU, median [min]) | vectorised (s CPU, median [min]) | "
+             "from chunk moments (s CPU, median [min]) | ArviZ / moments | vectorised / moments | same run |",
+             "|---|---:|---:|---:|---:|---:|---|"]
     for name, (gamma0, k_max) in SETTINGS.items():
-        times, results = {"arviz": [], "vectorised": []}, {}
+        times, results = {b: [] for b in BACKENDS}, {}
         for _ in range(args.repeats):
-            for backend in ("arviz", "vectorised"):
+            for backend in BACKENDS:
                 use(backend)
                 t, res = one_run(gamma0, k_max)
                 times[backend].append(t)
                 results.setdefault(backend, res)
-        a, v = (statistics.median(times[b]) for b in ("arviz", "vectorised"))
-        same = results["arviz"][0] == results["vectorised"][0] and np.isclose(results["arviz"][1], results["vectorised"][1],
-                                                                              rtol=1e-9)
-        lines.append(f"| {name} | {a:.1f} [{min(times['arviz']):.1f}] | {v:.1f} [{min(times['vectorised']):.1f}] | "
-                     f"{a / v:.1f} | {'yes' if same else 'NO'}: {results['vectorised'][0]} iterations, "
-                     f"√SKL {results['vectorised'][1]:.4f} |")
+        use("blocks")
+        a, v, m = (statistics.median(times[b]) for b in BACKENDS)
+        ref = results["blocks"]
+        same = all(r[0] == ref[0] and np.isclose(r[1], ref[1], rtol=1e-9) for r in results.values())
+        cells = " | ".join(f"{statistics.median(times[b]):.1f} [{min(times[b]):.1f}]" for b in BACKENDS)
+        lines.append(f"| {name} | {cells} | {a / m:.1f} | {v / m:.1f} | "
+                     f"{'yes' if same else 'NO'}: {ref[0]} iterations, √SKL {ref[1]:.4f} |")
         print(lines[-1], flush=True)
     table = "\n".join(lines)
     print(table)

@@ -81,3 +81,18 @@ def test_the_theme_does_not_leak_into_other_figures():
     with figure_style.theme():
         assert matplotlib.rcParams["axes.grid"]
     assert dict(matplotlib.rcParams) == before
+
+
+def test_a_notebook_run_draws_every_figure_in_the_project_theme(tmp_path):
+    import seaborn as sns
+
+    from lsvi.pipeline.notebook import Run
+
+    with matplotlib.rc_context():
+        matplotlib.rcdefaults()
+        assert not plt.rcParams["axes.grid"]
+        Run("smoke", tmp_path / "results" / "00_demo", tmp_path / "figures")
+        assert plt.rcParams["axes.grid"] and plt.rcParams["grid.alpha"] == 0.3  # figure_style.THEME's rc
+        cycle = [matplotlib.colors.to_hex(c) for c in plt.rcParams["axes.prop_cycle"].by_key()["color"]]
+        assert cycle == [matplotlib.colors.to_hex(c) for c in sns.color_palette("deep")]  # seaborn's palette
+        assert plt.rcParams["axes.labelsize"] == pytest.approx(12 * 0.85)  # notebook context, 10-point labels
