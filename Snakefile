@@ -133,11 +133,15 @@ onerror:
 
 # Datasets, built from pinned pip packages (src/lsvi/data/datasets.py). One job per
 # dataset; they share data/processed/provenance.json, which the module updates under a lock.
+# Seconds each: they run first (priority above every notebook's), so that the long notebooks that read them
+# (24_lr_tables, 44) are not held back behind short notebooks that need no data (Snakemake does not pass a
+# notebook's priority on to the jobs it waits for).
 rule data:
     input:
         "src/lsvi/data/datasets.py",
     output:
         f"{DATA_DIR}/{{dataset}}.npz",
+    priority: 1000
     params:
         py=PY,
     shell:

@@ -17,7 +17,8 @@ constant column; FASO's windows grow to ~10⁵ iterates, where equality is not t
   window trace[start:stop] from per-block means and sums of squared deviations (`Moments`) combined by Chan et al.'s
   pairwise rule, so that FASO's checks, which evaluate R̂ on windows of up to 0.95k iterates every 100 iterations,
   cost O(k/B · P) each instead of O(k · P) (the blocks are computed once, as the iterates arrive). Equal to
-  `split_rhat` to rounding (tests: relative 1e-10).
+  `split_rhat` to rounding (tests: relative 1e-10). A column constant over a window (a frozen coordinate of a
+  diverged run) has R̂ NaN in both, not a ratio of rounding errors that differs between the two ways of summing.
 
 References
 ----------
@@ -37,15 +38,33 @@ COLUMN_BLOCK = 64  # columns per FFT block (memory: 2 × next_fast_len(W) × 64 
 
 
 def split_rhat(window: np.ndarray) -> np.ndarray:
-    """Split-R̂ of each column of one chain `window` (W, P) -> (P,), W ≥ 8 (NaN below, as ArviZ)."""
+    """Split-R̂ of each column of one chain `window` (W, P) -> (P,), W ≥ 8 (NaN below, as ArviZ); a column constant
+    over the window: NaN (+inf if its two halves are two different constants), see `_split_rhat`."""
     window = np.asarray(window, float)
     n = window.shape[0] // 2
     if n < 4:
         return np.full(window.shape[1], np.nan)
-    halves = np.stack([window[-2 * n:-n], window[-n:]])  # (2, n, P)
-    b = n * np.var(halves.mean(1), axis=0, ddof=1)
-    w = np.mean(np.var(halves, axis=1, ddof=1), axis=0)
-    return np.sqrt((b / w + n - 1) / n)
+    first, second = window[-2 * n:-n], window[-n:]
+    return _split_rhat(n, first.mean(0), second.mean(0), first.var(0, ddof=1), second.var(0, ddof=1))
+
+
+CONSTANT_RTOL = 1e-12
+"""A column whose within-half sd is at most this fraction of its magnitude is constant over the window (its
+variances are rounding noise)."""
+
+
+def _split_rhat(n: int, mean1, mean2, var1, var2) -> np.ndarray:
+    """R̂ = {(B/W_in + n − 1)/n}^{1/2} from the halves' means and variances (ddof 1), B = n (mean1 − mean2)²/2,
+    W_in = (var1 + var2)/2. A column constant within both halves (sd ≤ `CONSTANT_RTOL` × |mean|) has R̂ NaN when the
+    halves agree (undefined, as ArviZ gives for an exactly constant chain) and +inf when they differ (a jump), instead
+    of a ratio of rounding errors, which would differ between two ways of summing the same iterates."""
+    b = n * (mean1 - mean2) ** 2 / 2.0
+    w = (var1 + var2) / 2.0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        rhat = np.sqrt((b / w + n - 1) / n)
+    scale = CONSTANT_RTOL * np.maximum(np.abs(mean1), np.abs(mean2))
+    constant = np.sqrt(w) <= scale
+    return np.where(constant, np.where(np.abs(mean1 - mean2) <= scale, np.nan, np.inf), rhat)
 
 
 class Moments(NamedTuple):
@@ -103,16 +122,13 @@ def range_moments(trace: np.ndarray, blocks: Moments, block_len: int, start: int
 def split_rhat_from_blocks(trace: np.ndarray, blocks: Moments, block_len: int, start: int, stop: int) -> np.ndarray:
     """`split_rhat`(trace[start:stop]) (P,) from the block moments `blocks` of `trace` (see `range_moments`): the
     halves [stop − 2n, stop − n) and [stop − n, stop), n = ⌊(stop − start)/2⌋, B = n (mean_1 − mean_2)²/2,
-    W_in = (s²_1 + s²_2)/2; NaN for n < 4, as `split_rhat`."""
+    W_in = (s²_1 + s²_2)/2; NaN for n < 4 and for a constant column, as `split_rhat`."""
     n = (stop - start) // 2
     if n < 4:
         return np.full(trace.shape[1], np.nan)
     _, mean1, m2_1 = range_moments(trace, blocks, block_len, stop - 2 * n, stop - n)
     _, mean2, m2_2 = range_moments(trace, blocks, block_len, stop - n, stop)
-    b = n * (mean1 - mean2) ** 2 / 2.0
-    w = (m2_1 + m2_2) / (2.0 * (n - 1))
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.sqrt((b / w + n - 1) / n)
+    return _split_rhat(n, mean1, mean2, m2_1 / (n - 1), m2_2 / (n - 1))
 
 
 def _autocovariance(chains: np.ndarray) -> np.ndarray:
