@@ -14,7 +14,8 @@ The rules
 4. **Values at a clip limit** (a diverged run stored at its cap) get their own marker and are counted for the caption
    (`at_limit`), so they are not read as measurements.
 5. **One seaborn theme** (`THEME`) for every figure: `lsvi.pipeline.notebook.Run` sets it (`use_theme`) when a
-   notebook starts, `theme` sets it for a block (a figure drawn outside a notebook); labels in matplotlib mathtext (``$\\lambda_{\\min}$``), not raw TeX; the scale stamp of `lsvi.pipeline.figures.save_figure`.
+   notebook starts, `theme` sets it for a block (a figure drawn outside a notebook); labels in matplotlib mathtext
+   (``$\\lambda_{\\min}$``), not raw TeX; the scale stamp of `lsvi.pipeline.figures.save_figure`.
 """
 from __future__ import annotations
 

@@ -74,13 +74,6 @@ class Moments(NamedTuple):
     m2: np.ndarray  # (G, P) sums of squared deviations from the block mean
 
 
-def moments(x: np.ndarray) -> Moments:
-    """`Moments` of one block x (n, P), n ≥ 1 (two passes: the mean, then the squared deviations)."""
-    x = np.asarray(x, float)
-    mean = x.mean(0)
-    return Moments(np.array([x.shape[0]]), mean[None], ((x - mean) ** 2).sum(0)[None])
-
-
 def combine(m: Moments) -> tuple[int, np.ndarray, np.ndarray]:
     """(n, mean (P,), m2 (P,)) of the union of the blocks of `m` (Chan, Golub & LeVeque 1979, the pairwise rule
     applied to all blocks at once: m2 = Σ_g m2_g + Σ_g n_g (mean_g − mean)²)."""
@@ -92,17 +85,12 @@ def combine(m: Moments) -> tuple[int, np.ndarray, np.ndarray]:
 
 def block_moments(trace: np.ndarray, block_len: int) -> Moments:
     """`Moments` of the consecutive blocks trace[jB:(j+1)B], j = 0..⌊T/B⌋−1, of `trace` (T, P), B = `block_len`
-    (a last partial block is left out)."""
+    (a last partial block is left out); two passes per block: the mean, then the squared deviations."""
     trace = np.asarray(trace, float)
     g = trace.shape[0] // block_len
     blocks = trace[:g * block_len].reshape(g, block_len, -1)
     mean = blocks.mean(1)
     return Moments(np.full(g, block_len), mean, ((blocks - mean[:, None]) ** 2).sum(1))
-
-
-def concatenate(a: Moments, b: Moments) -> Moments:
-    """The blocks of `a` followed by those of `b`."""
-    return Moments(*(np.concatenate([u, v]) for u, v in zip(a, b)))
 
 
 def range_moments(trace: np.ndarray, blocks: Moments, block_len: int, start: int, stop: int):
@@ -111,11 +99,11 @@ def range_moments(trace: np.ndarray, blocks: Moments, block_len: int, start: int
     g = blocks.count.shape[0]
     j0, j1 = -(-start // block_len), min(stop // block_len, g)
     if j1 <= j0:
-        return combine(moments(trace[start:stop]))
+        return combine(block_moments(trace[start:stop], stop - start))
     parts = [Moments(blocks.count[j0:j1], blocks.mean[j0:j1], blocks.m2[j0:j1])]
     for lo, hi in ((start, j0 * block_len), (j1 * block_len, stop)):
         if hi > lo:
-            parts.append(moments(trace[lo:hi]))
+            parts.append(block_moments(trace[lo:hi], hi - lo))
     return combine(Moments(*(np.concatenate(c) for c in zip(*parts))))
 
 

@@ -37,7 +37,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from lsvi.core import clock
-from lsvi.core.bbvi.chain_diagnostics import Moments, ess_mcse, moments, split_rhat, split_rhat_from_blocks
+from lsvi.core.bbvi.chain_diagnostics import Moments, block_moments, ess_mcse, split_rhat, split_rhat_from_blocks
 from lsvi.core.bbvi.kernel import BBVI
 
 
@@ -121,7 +121,7 @@ def faso(bbvi: BBVI, position, step_size: float, key, *, w_min: int = 200, eps: 
             t_opt = (clock.seconds() - t0) / n
         buffer = _append(buffer, k, trace_chunk, k_max)
         if n == k_check:  # every chunk before this one was whole: this is block k / k_check
-            m = moments(trace_chunk)
+            m = block_moments(trace_chunk, k_check)
             block_mean = _append(block_mean, num_chunks, m.mean, k_max // k_check)
             block_m2 = _append(block_m2, num_chunks, m.m2, k_max // k_check)
         num_chunks, k = num_chunks + 1, k + n
