@@ -17,6 +17,8 @@
 # Each notebook rule's threads and resources (mem_mb, runtime in minutes, gpu) come from
 # config/resources.yaml (src/lsvi/pipeline/resources.py): a cluster profile (profiles/slurm,
 # `make all SCALE=paper PROFILE=slurm`) submits one job per notebook with those requests.
+# Each notebook runs on `threads` cores of its own (python -m lsvi.pipeline.cores: pinned, so two notebooks at a
+# time do not slow each other down through XLA's worker threads, and its thread count is the same on any machine).
 # A notebook is executed by papermill into a temporary file that is renamed only on
 # success; a failed run is kept as results/S/<stem>/failed.ipynb, Snakemake removes its
 # other outputs, and the report lists the notebook as FAILED (`onerror` below).
@@ -187,7 +189,8 @@ for _stem, _nb in CFG.notebooks.items():
             """
             rm -f {params.failed:q} {params.tmp:q} {params.dir:q}/carried_over.txt
             {params.py} -m lsvi.pipeline.fingerprint write {params.dir:q} --name fingerprint.tmp.json >/dev/null
-            if {params.py} -m papermill {input.notebook:q} {params.tmp:q} --cwd {params.root:q} \\
+            if {params.py} -m lsvi.pipeline.cores {threads} -- \\
+                   {params.py} -m papermill {input.notebook:q} {params.tmp:q} --cwd {params.root:q} \\
                    --kernel python3 --progress-bar {params.args}; then
                 mv -f {params.tmp:q} {output.executed:q}
                 mv -f {params.dir:q}/fingerprint.tmp.json {output.fingerprint:q}
