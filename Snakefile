@@ -17,8 +17,8 @@
 # Each notebook rule's threads and resources (mem_mb, runtime in minutes, gpu) come from
 # config/resources.yaml (src/lsvi/pipeline/resources.py): a cluster profile (profiles/slurm,
 # `make all SCALE=paper PROFILE=slurm`) submits one job per notebook with those requests.
-# Each notebook runs on `threads` cores of its own (python -m lsvi.pipeline.cores: pinned, so two notebooks at a
-# time do not slow each other down through XLA's worker threads, and its thread count is the same on any machine).
+# Each notebook runs on `threads` cores of its own (python -m lsvi.pipeline.cores: pinned, so its thread count, hence
+# its arithmetic, is the same on any machine, and XLA's idle worker in one notebook does not take the other's core).
 # A notebook is executed by papermill into a temporary file that is renamed only on
 # success; a failed run is kept as results/S/<stem>/failed.ipynb, Snakemake removes its
 # other outputs, and the report lists the notebook as FAILED (`onerror` below).
