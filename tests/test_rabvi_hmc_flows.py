@@ -271,9 +271,15 @@ def test_figures_draw_the_table_and_the_paths(tmp_path):
     curves = {ln.get_label(): (ln.get_xdata(), ln.get_ydata()) for ln in top.lines if not ln.get_label().startswith("_")}
     np.testing.assert_allclose(curves["RABVI MF"][0], [500, 1000, 2000])
     np.testing.assert_allclose(curves["RABVI MF"][1], [3, 0.2, 0.1])
-    np.testing.assert_allclose(curves["HMC"][1], [1, 1])
+    np.testing.assert_allclose(curves["HMC"][1], [1])
     sd_curve = [ln for ln in bottom.lines if ln.get_label() == "RABVI MF"][0]
     np.testing.assert_allclose(sd_curve.get_ydata(), [3, 1, 1])
     trig = [ln for ln in top.lines if ln.get_label().startswith("_") and np.allclose(ln.get_xdata(), 1000.0)]
     assert trig                                          # RABVI's trigger and HMC's end of warmup at 1000
+    np.testing.assert_allclose(curves["HMC"][0], [3000])  # HMC in full after its warmup (ends at 1000) ...
+    faint = [ln for ln in top.lines if ln.get_alpha() is not None and ln.get_alpha() < 1]
+    assert len(faint) == 1                               # ... faint during it, running on to the first point after
+    np.testing.assert_allclose(faint[0].get_xdata(), [100, 3000])
+    eight = plotting.cost_curves({f"x{j}": s for j in range(8)})  # eight posteriors: a 4 x 4 grid, not a 2 x 8 strip
+    assert len(eight.axes) == 16 and {ax.get_subplotspec().get_geometry()[:2] for ax in eight.axes} == {(4, 4)}
     fig.savefig(tmp_path / "curves.png")

@@ -5,7 +5,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.ticker import NullFormatter
 
-from lsvi.papers.rabvi.plotting.posteriordb import clipped_loglog, note_clipped
+from lsvi.papers.rabvi.plotting.posteriordb import CLIP, clipped_loglog, note_clipped
 
 COLORS = {"RABVI MF": "C0", "RABVI FR": "C2", "FASO flow": "C4", "HMC": "C1"}  # C.15's blue / green / orange
 ROWS = (("mean_err", "relative mean error", "log"), ("sd_err", "relative sd error", "log"),
@@ -97,30 +97,49 @@ def equal_cost_bars(table, title: str = ""):
     return fig
 
 
-def cost_curves(studies: dict, title: str = ""):
-    """C.15-C.16: per posterior (columns), relative mean (top) and sd (bottom) error vs likelihood evaluations,
-    log-log: RABVI MF / FR (one point per learning-rate epoch), FASO-flow (iterate averages) and HMC's running
-    estimate; vertical lines: RABVI's trigger points (its colour, dotted) and HMC's end of warmup (orange, dashed).
+def cost_curves(studies: dict, title: str = "", columns: int = 4):
+    """C.15-C.16: per posterior, relative mean error (upper panel) and sd error (the panel below it) vs likelihood
+    evaluations, log-log: RABVI MF / FR (one point per learning-rate epoch), FASO-flow (iterate averages) and HMC's
+    running estimate; vertical lines: RABVI's trigger points (its colour, dotted) and HMC's end of warmup (orange,
+    dashed). HMC's running estimate during its warmup (its draws are not yet posterior draws) is drawn faint and thin,
+    after it in full. Posteriors fill a grid of ``columns`` columns, each posterior a (mean, sd) pair of rows, so
+    eight posteriors make a 4 × 4 grid instead of a 2 × 8 strip unreadable at page width.
     Errors within [1e-4, 1e3] (`posteriordb.clipped_loglog`): at or above 1e3 open ▲ at 1e3, counted in the legend."""
     n = len(studies)
-    fig, axes = plt.subplots(2, n, figsize=(4.0 * n + 0.5, 6.4), squeeze=False)
-    clipped = np.zeros((2, n), int)
+    cols = max(1, min(columns, n))
+    blocks = -(-n // cols)  # rows of posteriors, each two rows of panels
+    fig, axes = plt.subplots(2 * blocks, cols, figsize=(4.0 * cols + 0.5, 3.2 * 2 * blocks), squeeze=False)
+    for j in range(n, blocks * cols):  # unused cells of the last block
+        for row in (0, 1):
+            axes[2 * (j // cols) + row, j % cols].set_visible(False)
     for j, s in enumerate(studies.values()):
+        pair = (axes[2 * (j // cols), j % cols], axes[2 * (j // cols) + 1, j % cols])
+        clipped = [0, 0]
         for lab, p in s["paths"].items():
             st = {"color": COLORS.get(lab, "k"), "lw": 1.8 if lab.startswith("RABVI") else 1.3,
                   "marker": "o" if lab.startswith("RABVI") else ("s" if lab == "FASO flow" else None), "ms": 3}
+            cost = np.asarray(p.cost, float)
             for row, err in ((0, p.mean_err), (1, p.sd_err)):
-                ax = axes[row, j]
-                clipped[row, j] += clipped_loglog(ax, p.cost, err, label=lab, **st)
+                ax, err = pair[row], np.asarray(err, float)
+                if lab == "HMC" and p.stop is not None:  # warmup faint (its running estimate is not of posterior draws)
+                    k = int(np.sum(cost <= p.stop))  # the faint part runs on to the first point after warmup
+                    clipped[row] += clipped_loglog(ax, cost[:k + 1], err[:k + 1], label="_nolegend_",
+                                                   **{**st, "lw": 0.8, "alpha": 0.35})
+                    clipped[row] += clipped_loglog(ax, cost[k:], err[k:], label=lab, **st)
+                    if k < len(err) and not (np.isfinite(err[k]) and err[k] < CLIP[1]):
+                        clipped[row] -= 1  # the shared point, counted by both parts
+                else:
+                    clipped[row] += clipped_loglog(ax, cost, err, label=lab, **st)
                 if p.stop is not None and lab != "FASO flow":
                     ax.axvline(p.stop, color=st["color"], lw=0.9, ls="--" if lab == "HMC" else ":")
-        axes[0, j].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
-        axes[1, j].set(xlabel="likelihood (gradient) evaluations", ylabel="relative sd error")
-        for row, ax in enumerate(axes[:, j]):  # decade labels only: minor labels overlap when the range spans < 2 decades
+        pair[0].set(title=f"{s['short']} (d = {s['dim']})", ylabel="relative mean error")
+        pair[1].set(xlabel="likelihood (gradient) evaluations", ylabel="relative sd error")
+        for row, ax in enumerate(pair):  # decade labels only: minor labels overlap when the range spans < 2 decades
             ax.xaxis.set_minor_formatter(NullFormatter())
-            note_clipped(ax, clipped[row, j])
-            if row == 0 or clipped[row, j]:
+            note_clipped(ax, clipped[row])
+            if (row == 0 and j == 0) or clipped[row]:
                 ax.legend(fontsize=7)
-    fig.suptitle(title or "C.15-C.16: error vs cost\ndotted: RABVI trigger, dashed: end of HMC warmup", fontsize=10)
+    fig.suptitle(title or "C.15-C.16: error vs cost (each posterior: mean error above, sd error below)\n"
+                 "dotted: RABVI trigger; dashed: end of HMC warmup, HMC faint before it", fontsize=10)
     fig.tight_layout()
     return fig
