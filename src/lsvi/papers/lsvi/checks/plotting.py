@@ -11,6 +11,18 @@ from lsvi.exact import equivalences, theory
 from lsvi.core.families.gaussian import num_params_fullcov
 
 
+def _errorbar_log(ax, x, y, half, fmt, label, **style):
+    """``errorbar`` of y ± half on a log axis: an interval that reaches 0 or below is cut at y / 10 and its lower end
+    marked ▼ (on a log axis the bar would run off the bottom of the panel and hide the other points)."""
+    x, y, half = (np.asarray(v, float) for v in (x, y, half))
+    reaches_zero = y - half <= 0
+    lower = np.where(reaches_zero, 0.9 * y, half)
+    ax.errorbar(x, y, yerr=[lower, half], fmt=fmt, label=label, **style)
+    if reaches_zero.any():
+        ax.plot(x[reaches_zero], 0.1 * y[reaches_zero], "v", ms=4, mfc="white", color=style.get("color"),
+                label="_nolegend_")
+
+
 def thm_convergence_rates(floor: convergence.Floor, bias: convergence.Bias, est: convergence.Estimators,
                           local: convergence.LocalConstants, regimes: convergence.Regimes,
                           avg: convergence.StochasticAverage, n_grid, alpha_factors, num_steps: int,
@@ -39,11 +51,12 @@ def thm_convergence_rates(floor: convergence.Floor, bias: convergence.Bias, est:
     ax[0, 0].set(xscale="log", yscale="log", xlabel="N", ylabel="E[l(η̂_t)] − l*  (t ≥ burn-in)",
                  title=f"(a) floor, constant ε = 1/L̂; alg1 {slope_txt}")
     ax[0, 0].legend(fontsize=7)
-    ax[0, 1].errorbar(nn, bias.norm, yerr=2 * bias.se, fmt="o", label="Alg 1 (OLS): ‖E η̂' − φ(η*)‖")
+    _errorbar_log(ax[0, 1], nn, bias.norm, 2 * bias.se, "o", "Alg 1 (OLS): ‖E η̂' − φ(η*)‖", color="C0")
     ax[0, 1].plot(nn, 0.5 * bias.norm[0] * nn[0] / nn, "k:", label="∝ 1/N (guide, ×0.5)")
     wn = np.array([np.linalg.norm(bias.stats[n].wht_bias) for n in n_grid])
     wse = np.array([np.linalg.norm(bias.stats[n].wht_se) for n in n_grid])
-    ax[0, 1].errorbar(nn, wn, yerr=2 * wse, fmt="s", label="Alg 3: ‖E η̂' − φ(η*)‖ (≈ MC noise)")
+    _errorbar_log(ax[0, 1], nn, wn, 2 * wse, "s", "Alg 3: ‖E η̂' − φ(η*)‖ (≈ MC noise; ▽: interval reaches 0)",
+                  color="C1")
     bias_txt = f"slope {bias.fit.slope:.2f}" if len(n_grid) >= 4 else f"slope not assessable ({len(n_grid)} N)"
     ax[0, 1].set(xscale="log", yscale="log", xlabel="N", ylabel="norm of the mean error",
                  title=f"(a′) one-step bias (Lemma D.9), {bias_txt}")
