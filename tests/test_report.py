@@ -480,7 +480,8 @@ def test_rehash_migrates_only_notebooks_whose_code_is_unchanged(tmp_path):
 
 def test_a_notebooks_reference_files_are_inputs_of_that_notebook_alone(tmp_path):
     """A committed file under ``data/references/<stem>/`` (a reference computed once by a script) is an input of
-    notebook <stem>, and of no other; a file elsewhere under ``data/`` (posteriordb's) is an input of every notebook."""
+    notebook <stem>, and of no other; a file in a data folder with no declared reader is an input of every notebook,
+    one in posteriordb's of the notebooks that read posteriordb (`fingerprint.committed_data`)."""
     import shutil
 
     root = repo_root()
@@ -491,13 +492,83 @@ def test_a_notebooks_reference_files_are_inputs_of_that_notebook_alone(tmp_path)
     ref = copy / fp.REFERENCES_DIR / "31_bsl_toads" / "draws.npz"
     ref.parent.mkdir(parents=True)
     ref.write_bytes(b"reference draws")
-    shared = copy / "data" / "posteriordb" / "extra.json"
-    shared.parent.mkdir(parents=True)
-    shared.write_text("{}")
+    shared = copy / "data" / "other" / "extra.json"
+    pdb = copy / "data" / "posteriordb" / "extra.json"
+    for f in (shared, pdb):
+        f.parent.mkdir(parents=True)
+        f.write_text("{}")
     mine, other = fp.inputs(cfg, "31_bsl_toads", "cpu", copy), fp.inputs(cfg, "30_variable_selection", "cpu", copy)
-    rel_ref, rel_shared = str(ref.relative_to(copy)), str(shared.relative_to(copy))
+    reader = fp.inputs(cfg, "42_rabvi_posteriordb", "cpu", copy)
+    rel_ref, rel_shared, rel_pdb = (str(f.relative_to(copy)) for f in (ref, shared, pdb))
     assert mine[rel_ref] == fp._sha256(b"reference draws") and rel_ref not in other
-    assert rel_shared in mine and rel_shared in other
+    assert rel_shared in mine and rel_shared in other and rel_shared in reader
+    assert rel_pdb in reader and rel_pdb not in mine and rel_pdb not in other
     before = fp.digest(mine)
     ref.write_bytes(b"other draws")
     assert fp.digest(fp.inputs(cfg, "31_bsl_toads", "cpu", copy)) != before
+
+
+def test_committed_data_counts_posteriordb_only_for_its_readers(tmp_path):
+    """`fingerprint.committed_data`: ``data/posteriordb/`` is an input of a notebook that executes its reader and
+    of no other; a folder with no declared reader counts for every notebook; files directly under ``data/``
+    (its README), ``data/processed/`` and ``data/references/`` never count."""
+    root = tmp_path
+    for rel in ("data/README.md", "data/posteriordb/a.json", "data/posteriordb/sub/b.json", "data/processed/x.npz",
+                "data/references/31_bsl_toads/r.npz", "data/other/c.csv", fp.DATA_READERS["posteriordb"]):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(rel)
+    reader = root / fp.DATA_READERS["posteriordb"]
+    rel = lambda paths: [str(p.relative_to(root)) for p in paths]
+    assert rel(fp.committed_data(root, [])) == ["data/other/c.csv"]
+    assert rel(fp.committed_data(root, [reader])) == ["data/other/c.csv", "data/posteriordb/a.json",
+                                                      "data/posteriordb/sub/b.json"]
+    assert fp.committed_data(tmp_path / "no-repo", []) == []
+
+
+def test_the_repository_notebooks_count_posteriordb_as_their_imports_say():
+    """On the repository: the notebooks that import the posteriordb reader (42, 43, 45) have its files among their
+    inputs; a theorem check and a logistic-regression notebook have none, and no notebook counts data/README.md."""
+    root = repo_root()
+    cfg = load_config(root / "config" / "scales.yaml", {"scale": "cpu"}, check_notebooks=False)
+    for stem in cfg.notebooks:
+        inp = fp.inputs(cfg, stem, "cpu", root)
+        assert "data/README.md" not in inp, stem
+        reads = fp.DATA_READERS["posteriordb"] in inp
+        assert reads == any(k.startswith("data/posteriordb/") for k in inp), stem
+        if stem.startswith(("42_", "43_", "45_")):
+            assert reads, stem
+        if stem.startswith(("12_", "20_")):
+            assert not reads, stem
+
+
+def test_narrow_data_drops_only_data_files_the_rule_no_longer_counts(tmp_path):
+    """`fingerprint.narrow_data` moves a record made when every notebook counted all of ``data/`` to the current rule
+    (the notebook is current again, recorded hashes kept); it never hides a changed input (the notebook stays STALE)
+    and leaves a record that lacks an input the rule counts as it is."""
+    import json
+
+    root = repo_root()
+    cfg = load_config(root / "config" / "scales.yaml", {"scale": "cpu"}, check_notebooks=False)
+    now = {s: fp.inputs(cfg, s, "cpu", root) for s in ("20_pima", "53_tempered_vi", "52_alquier_online_vi")}
+    extra = {"data/README.md": "a" * 64, "data/posteriordb/x.json": "b" * 64}
+    wide = dict(now["20_pima"], **extra)
+    edited = dict(now["53_tempered_vi"], **extra)
+    lib = next(k for k in edited if k.startswith("src/"))
+    edited[lib] = "0" * 64  # a library file changed since that run: narrowing must not hide it
+    lacking = dict(now["52_alquier_online_vi"], **extra)
+    del lacking[lib]
+    res = tmp_path / "cpu"
+    (res / "20_pima").mkdir(parents=True)
+    (res / fp.FINGERPRINTS).write_text(json.dumps({"20_pima": fp.record(wide), "53_tempered_vi": fp.record(edited),
+                                                   "52_alquier_online_vi": fp.record(lacking)}))
+    (res / "20_pima" / fp.FINGERPRINT).write_text(json.dumps(fp.record(wide)))
+    dropped = fp.narrow_data(res, cfg)
+    assert dropped == {"20_pima": sorted(extra), "53_tempered_vi": sorted(extra)}
+    out = json.loads((res / fp.FINGERPRINTS).read_text())
+    assert out["20_pima"] == fp.record(now["20_pima"])
+    assert fp.read(res / "20_pima" / fp.FINGERPRINT) == fp.record(now["20_pima"])
+    assert out["53_tempered_vi"]["inputs"][lib] == "0" * 64
+    assert out["52_alquier_online_vi"] == fp.record(lacking)  # left as it is
+    stale = fp.stale(res, cfg, "cpu")
+    assert "20_pima" not in stale and stale["53_tempered_vi"] == [lib] and lib in stale["52_alquier_online_vi"]
+    assert fp.narrow_data(res, cfg) == {}

@@ -3,9 +3,10 @@
 A notebook's result depends on its **inputs**: the notebook's code cells, every library file it executes
 (`lsvi.pipeline.config.notebook_dependencies`: the modules it imports, transitively, and their
 packages' ``__init__.py``), its papermill parameters at the scale (``config/scales.yaml``), the lock
-file of the environment, the data-set builder when it reads processed data, and the committed
-data files under ``data/`` (posteriordb's; ``data/processed/`` is built from the pinned packages and the builder,
-both already inputs), the notebook's own reference files under ``data/references/<stem>/`` (a reference computed
+file of the environment, the data-set builder when it reads processed data, the committed
+data files under ``data/`` that it can read (`committed_data`: ``data/posteriordb/`` for a notebook that executes
+its reader, `DATA_READERS`; ``data/processed/`` is built from the pinned packages and the builder, both already
+inputs; ``data/README.md`` is documentation), the notebook's own reference files under ``data/references/<stem>/`` (a reference computed
 once by a committed script, as posteriordb's reference draws: an input of that notebook alone, so adding one
 stales no other notebook), and the declarations (data sets, posteriors) that a
 parameter names (``dataset=breast_cancer`` -> ``config/datasets/breast_cancer.yaml``,
@@ -30,6 +31,9 @@ unchanged since C.
 ``python -m lsvi.pipeline.fingerprint rehash results/<scale>`` moved a report recorded before comments were left out
 of the notebook hash to the current rule, notebook by notebook where the code cells are unchanged
 (`rehash_notebooks_without_comments`).
+``python -m lsvi.pipeline.fingerprint narrow results/<scale>`` moves a report recorded while every notebook counted
+every file under ``data/`` to `committed_data`'s rule: a record loses the data files the rule no longer counts, and
+nothing else (`narrow_data`).
 """
 from __future__ import annotations
 
@@ -51,6 +55,8 @@ FINGERPRINTS = "fingerprints.json"  # per report: results/<scale>/fingerprints.j
 LOCK_FILE = "requirements/lock.txt"
 DATA_BUILDER = "src/lsvi/data/datasets.py"
 REFERENCES_DIR = "data/references"  # data/references/<stem>/: committed reference files of notebook <stem> alone
+# data/<folder>/ -> the library file that reads it: the folder's files are inputs of the notebooks executing that file
+DATA_READERS = {"posteriordb": "src/lsvi/papers/rabvi/posteriordb.py"}
 
 
 def _sha256(data: bytes) -> str:
@@ -122,11 +128,24 @@ def _files_under(base: Path, skip=()) -> list[Path]:
     return sorted(out)
 
 
-def _committed_data(root: Path) -> list[Path]:
-    """The files under ``data/`` shared by every notebook: all but the generated ``data/processed/`` and the
-    per-notebook ``data/references/``, sorted."""
+def committed_data(root: Path, dependencies) -> list[Path]:
+    """The files under ``data/`` that a notebook executing the library files ``dependencies`` can read, sorted: the
+    files of each folder ``data/<f>/`` named in `DATA_READERS` when ``dependencies`` holds its reader, those of any
+    other folder always (no reader declared: counted for every notebook); never a file directly under ``data/``
+    (``data/README.md`` documents the data sets, no code reads it), the generated ``data/processed/`` or the
+    per-notebook ``data/references/`` (`notebook_references`). So adding a posterior to ``data/posteriordb/`` stales
+    the notebooks that read posteriordb, not the theorem checks."""
+    base = Path(root) / "data"
+    if not base.is_dir():
+        return []
     skip = {Path(d).relative_to("data").parts[0] for d in (DATA_DIR, REFERENCES_DIR)}
-    return _files_under(root / "data", skip)
+    deps = {Path(p).resolve() for p in dependencies}
+    out = []
+    for sub in sorted(p for p in base.iterdir() if p.is_dir() and p.name not in skip):
+        reader = DATA_READERS.get(sub.name)
+        if reader is None or (Path(root) / reader).resolve() in deps:
+            out += _files_under(sub)
+    return sorted(out)
 
 
 def notebook_references(root: Path, stem: str) -> list[Path]:
@@ -139,10 +158,11 @@ def inputs(cfg: Config, stem: str, scale: str, root: str | os.PathLike | None = 
     and ``"params"`` for its papermill parameters). A missing file hashes as ``"missing"``."""
     root = Path(root) if root is not None else cfg.root
     nb = root / "notebooks" / f"{stem}.ipynb"
-    files = {nb, root / LOCK_FILE, *(notebook_dependencies(nb, root / "src") if nb.is_file() else ())}
+    deps = notebook_dependencies(nb, root / "src") if nb.is_file() else []
+    files = {nb, root / LOCK_FILE, *deps}
     if cfg.notebooks[stem].data:
         files.add(root / DATA_BUILDER)
-    files |= set(_committed_data(root)) | set(notebook_references(root, stem))
+    files |= set(committed_data(root, deps)) | set(notebook_references(root, stem))
     params = cfg.params(stem, scale)
     files |= {f for v in _strings(params) for d in DIRECTORIES if (f := declaration_file(v, root, d)) is not None}
     out = {}
@@ -262,6 +282,46 @@ def backfill(results_dir: str | os.PathLike, commit: str, config: str | os.PathL
     return added
 
 
+def _narrowed(rec: dict, now: dict[str, str]) -> list[str]:
+    """Drop from record ``rec`` (in place) the inputs under ``data/`` that ``now`` (`inputs` under the current rule)
+    no longer counts, when ``rec`` records every input of ``now`` and the only extra ones are under ``data/``; the
+    digest is recomputed. Returns the inputs dropped (empty: ``rec`` unchanged)."""
+    extra = sorted(k for k in rec["inputs"] if k not in now)
+    if not (extra and set(now) <= set(rec["inputs"]) and all(k.startswith("data/") for k in extra)):
+        return []
+    rec["inputs"] = {k: rec["inputs"][k] for k in sorted(now)}
+    rec["digest"] = digest(rec["inputs"])
+    return extra
+
+
+def narrow_data(results_dir: str | os.PathLike, config: str | os.PathLike | Config = DEFAULT_CONFIG,
+                scale: str | None = None) -> dict[str, list[str]]:
+    """Migrate ``results_dir/fingerprints.json`` and each ``results_dir/<stem>/fingerprint.json`` to `committed_data`'s
+    rule (2026-12-03; before it, every file under ``data/`` but ``processed/`` and ``references/`` was an input of
+    every notebook): a record that holds every input the rule counts now loses those it recorded under ``data/`` that
+    the rule no longer counts; its other inputs and their recorded hashes stay as they are (`_narrowed`). A record
+    missing an input the rule counts is left as it is (STALE, as before). Returns {stem: the inputs dropped from the
+    report's record}."""
+    results_dir = Path(results_dir)
+    scale = scale or results_dir.resolve().name
+    cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
+    now = {stem: inputs(cfg, stem, scale, cfg.root) for stem in cfg.notebooks}
+    dropped = {}
+    path = results_dir / FINGERPRINTS
+    if path.is_file():
+        recorded = json.loads(path.read_text())
+        for stem, rec in recorded.items():
+            if stem in now and read_record(rec) is not None and (extra := _narrowed(rec, now[stem])):
+                dropped[stem] = extra
+        path.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
+    for stem in now:  # the per-notebook records the report is aggregated from
+        one = results_dir / stem / FINGERPRINT
+        rec = read(one)
+        if rec is not None and _narrowed(rec, now[stem]):
+            one.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
+    return dropped
+
+
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m lsvi.pipeline.fingerprint", description=__doc__.split("\n")[0])
     sub = ap.add_subparsers(dest="cmd", required=True)
@@ -277,9 +337,18 @@ def main(argv=None) -> int:
     r = sub.add_parser("rehash", help="migrate results/<scale>/fingerprints.json to the comment-free notebook hash "
                                       "(only notebooks whose code cells are unchanged)")
     r.add_argument("results_dir", help="results/<scale>")
-    for p in (w, c, b):
+    n = sub.add_parser("narrow", help="migrate results/<scale>/fingerprints.json to the rule that counts only the "
+                                      "data files a notebook can read (drops data files, nothing else)")
+    n.add_argument("results_dir", help="results/<scale>")
+    for p in (w, c, b, n):
         p.add_argument("--config", default=DEFAULT_CONFIG, help="config file (default: %(default)s)")
     args = ap.parse_args(argv)
+    if args.cmd == "narrow":
+        out = narrow_data(args.results_dir, args.config)
+        for stem, extra in out.items():
+            print(f"{stem}: {len(extra)} data file(s) no longer counted")
+        print(f"{len(out)} notebook(s) narrowed")
+        return 0
     if args.cmd == "rehash":
         done = rehash_notebooks_without_comments(args.results_dir)
         print(f"{len(done)} notebook(s) re-recorded under the comment-free rule: {', '.join(done)}")
