@@ -305,19 +305,19 @@ def narrow_data(results_dir: str | os.PathLike, config: str | os.PathLike | Conf
     results_dir = Path(results_dir)
     scale = scale or results_dir.resolve().name
     cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
-    now = {stem: inputs(cfg, stem, scale, cfg.root) for stem in cfg.notebooks}
-    dropped = {}
     path = results_dir / FINGERPRINTS
+    recorded = json.loads(path.read_text()) if path.is_file() else {}
+    ones = {stem: results_dir / stem / FINGERPRINT for stem in cfg.notebooks}  # the records the report aggregates
+    ones = {stem: (f, rec) for stem, f in ones.items() if (rec := read(f)) is not None}
+    now = {stem: inputs(cfg, stem, scale, cfg.root) for stem in cfg.notebooks if stem in recorded or stem in ones}
+    dropped = {}
+    for stem, rec in recorded.items():
+        if stem in now and read_record(rec) is not None and (extra := _narrowed(rec, now[stem])):
+            dropped[stem] = extra
     if path.is_file():
-        recorded = json.loads(path.read_text())
-        for stem, rec in recorded.items():
-            if stem in now and read_record(rec) is not None and (extra := _narrowed(rec, now[stem])):
-                dropped[stem] = extra
         path.write_text(json.dumps(recorded, indent=1, sort_keys=True) + "\n")
-    for stem in now:  # the per-notebook records the report is aggregated from
-        one = results_dir / stem / FINGERPRINT
-        rec = read(one)
-        if rec is not None and _narrowed(rec, now[stem]):
+    for stem, (one, rec) in ones.items():
+        if _narrowed(rec, now[stem]):
             one.write_text(json.dumps(rec, indent=1, sort_keys=True) + "\n")
     return dropped
 
