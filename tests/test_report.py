@@ -573,3 +573,19 @@ def test_narrow_data_drops_only_data_files_the_rule_no_longer_counts(tmp_path):
     assert fp.changed(out["53_tempered_vi"], now["53_tempered_vi"]) == [lib]  # still STALE, for the right reason
     assert lib in fp.changed(out["52_alquier_online_vi"], now["52_alquier_online_vi"])
     assert fp.narrow_data(res, cfg) == {}
+
+
+def test_every_module_naming_posteriordbs_folder_executes_its_declared_reader():
+    """`fingerprint.DATA_READERS` is safe only if no library module reads ``data/posteriordb/`` behind its reader's
+    back: every module naming the folder is the reader or imports it, except the declared-posterior loader, whose files
+    are pinned by the sha256 in the declaration (itself a fingerprinted input)."""
+    from lsvi.pipeline.config import code_dependencies
+
+    root = repo_root()
+    reader = root / fp.DATA_READERS["posteriordb"]
+    pinned = {root / "src/lsvi/papers/rabvi/declared_posteriors.py"}
+    for path in sorted((root / "src").rglob("*.py")):
+        if "data/posteriordb" not in path.read_text() or path in pinned | {reader, root / "src/lsvi/pipeline/fingerprint.py"}:
+            continue
+        deps = {p.resolve() for p in code_dependencies([path.read_text()], root / "src")}
+        assert reader.resolve() in deps, path

@@ -307,8 +307,8 @@ def narrow_data(results_dir: str | os.PathLike, config: str | os.PathLike | Conf
     cfg = config if isinstance(config, Config) else load_config(config, {"scale": scale}, check_notebooks=False)
     path = results_dir / FINGERPRINTS
     recorded = json.loads(path.read_text()) if path.is_file() else {}
-    ones = {stem: results_dir / stem / FINGERPRINT for stem in cfg.notebooks}  # the records the report aggregates
-    ones = {stem: (f, rec) for stem, f in ones.items() if (rec := read(f)) is not None}
+    paths = {stem: results_dir / stem / FINGERPRINT for stem in cfg.notebooks}  # the records the report aggregates
+    ones = {stem: (f, rec) for stem, f in paths.items() if (rec := read(f)) is not None}
     now = {stem: inputs(cfg, stem, scale, cfg.root) for stem in cfg.notebooks if stem in recorded or stem in ones}
     dropped = {}
     for stem, rec in recorded.items():
